@@ -1,0 +1,5 @@
+use magnus::{Error, Ruby};
+#[magnus::init]
+fn init(_ruby: &Ruby) -> Result<(), Error> {
+    Ok(())
+}

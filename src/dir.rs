@@ -1,0 +1,247 @@
+//! The Directory store: files in a folder on disk, reached only through the folder's
+//! own descriptor, one component at a time, never following a symbolic link.
+//!
+//! Every path is opened with `openat` and `O_NOFOLLOW` from the descriptor of the
+//! folder above it, so a link swapped in while an operation runs is refused by the
+//! kernel rather than followed. Writes go to a hidden temporary file beside the
+//! target, are synced, then renamed over it: a reader sees the old file or the new.
+
+mod walk;
+mod write;
+
+use std::fs::File;
+use std::io::Read;
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::Path;
+
+use rustix::fs::{AtFlags, FileType, FlockOperation, Mode, OFlags};
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
+use crate::{content_type, path};
+
+pub use write::AtomicWriter;
+
+/// The hidden file whose lock `Root::lock` holds across processes.
+pub const LOCK_FILE: &str = ".ruby_llm_file_store.lock";
+
+/// What a listing or a look-up tells of one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The path inside the store.
+    pub path: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Modification time: seconds since the epoch.
+    pub mtime_sec: i64,
+    /// Modification time: nanoseconds within the second.
+    pub mtime_nsec: u32,
+    /// The content type, from the name or else the first bytes.
+    pub content_type: String,
+}
+
+/// A folder opened as a capability: everything is reached through its descriptor.
+#[derive(Debug)]
+pub struct Root {
+    fd: OwnedFd,
+}
+
+/// Holds the cross-process lock of a store until dropped.
+#[derive(Debug)]
+pub struct LockGuard {
+    _fd: OwnedFd,
+}
+
+impl Root {
+    /// Opens the folder at `dir`, creating it (and its parents) when missing.
+    pub fn open(dir: &Path) -> Result<Root> {
+        let shown = dir.display().to_string();
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(&shown, e))?;
+        let fd = rustix::fs::open(
+            dir,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| Error::io(&shown, e))?;
+        Ok(Root { fd })
+    }
+
+    /// The files inside the folder `prefix` (or all), sorted by path. Hidden files
+    /// and folders and symbolic links are left out.
+    pub fn list(&self, prefix: Option<&str>) -> Result<Vec<Entry>> {
+        let (start, base) = match prefix {
+            None => (None, String::new()),
+            Some(p) => {
+                let p = checked(p)?;
+                match walk::open_dirs(self.fd.as_fd(), &p, false) {
+                    Ok(fd) => (Some(fd), p),
+                    Err(Error::NotFound(_) | Error::IsFile(_) | Error::SymbolicLink(_)) => {
+                        return Ok(Vec::new())
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+        };
+        let mut entries = walk::list_tree(
+            start.as_ref().map_or(self.fd.as_fd(), |fd| fd.as_fd()),
+            &base,
+        )?;
+        entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        Ok(entries)
+    }
+
+    /// The file at `path`, or `None` when there is none (a folder, a link or a
+    /// hidden path is none either).
+    pub fn stat(&self, path: &str) -> Result<Option<Entry>> {
+        let path = checked(path)?;
+        let (parent, name) = match walk::open_parent(self.fd.as_fd(), &path, false) {
+            Ok(found) => found,
+            Err(Error::NotFound(_) | Error::IsFile(_) | Error::SymbolicLink(_)) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        walk::entry_at(parent.as_fd(), name, &path)
+    }
+
+    /// Opens the regular file at `path` for reading, without following any link.
+    pub fn open_file(&self, path: &str) -> Result<File> {
+        let path = checked(path)?;
+        let not_found = || Error::NotFound(path.clone());
+        let (parent, name) =
+            walk::open_parent(self.fd.as_fd(), &path, false).map_err(|e| match e {
+                Error::IsFile(_) | Error::SymbolicLink(_) => not_found(),
+                e => e,
+            })?;
+        let fd = rustix::fs::openat(
+            parent,
+            name,
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| match e {
+            rustix::io::Errno::NOENT | rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR => {
+                not_found()
+            }
+            e => Error::io(&path, e),
+        })?;
+        let kind = FileType::from_raw_mode(
+            rustix::fs::fstat(&fd)
+                .map_err(|e| Error::io(&path, e))?
+                .st_mode,
+        );
+        match kind {
+            FileType::RegularFile => Ok(File::from(fd)),
+            FileType::Directory => Err(Error::IsFolder(path)),
+            _ => Err(not_found()),
+        }
+    }
+
+    /// The whole content of the file at `path`.
+    pub fn read(&self, path: &str) -> Result<Vec<u8>> {
+        let mut file = self.open_file(path)?;
+        let mut bytes = Vec::with_capacity(file.metadata().map(|m| m.len() as usize).unwrap_or(0));
+        file.read_to_end(&mut bytes)
+            .map_err(|e| Error::io(path, e))?;
+        Ok(bytes)
+    }
+
+    /// The SHA-256 of the file at `path`, in hex, read in a stream.
+    pub fn digest(&self, path: &str) -> Result<String> {
+        let mut file = self.open_file(path)?;
+        let mut hasher = Sha256::new();
+        std::io::copy(&mut file, &mut hasher).map_err(|e| Error::io(path, e))?;
+        Ok(hex::encode(hasher.finalize()))
+    }
+
+    /// Starts an atomic write of `path`, creating its folders. Nothing is visible at
+    /// `path` until `AtomicWriter::commit`; dropping the writer leaves the old file.
+    pub fn writer(&self, path: &str) -> Result<AtomicWriter> {
+        let path = checked(path)?;
+        refuse_hidden(&path)?;
+        let (parent, name) = walk::open_parent(self.fd.as_fd(), &path, true)?;
+        let name = name.to_string();
+        AtomicWriter::create(parent, name, path)
+    }
+
+    /// Writes `bytes` to `path` atomically, replacing any file there.
+    pub fn write(&self, path: &str, bytes: &[u8]) -> Result<Entry> {
+        let mut writer = self.writer(path)?;
+        writer.write_all(bytes)?;
+        writer.commit()
+    }
+
+    /// Deletes the file at `path` and returns what it was, or `None` when there was
+    /// none. A folder is refused; a link is not a file of the store and stays.
+    pub fn delete(&self, path: &str) -> Result<Option<Entry>> {
+        let path = checked(path)?;
+        let chain = match walk::open_chain(self.fd.as_fd(), &path) {
+            Ok(chain) => chain,
+            Err(Error::NotFound(_) | Error::IsFile(_) | Error::SymbolicLink(_)) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let name = path.rsplit('/').next().unwrap_or(&path);
+        let parent = chain.last().map_or(self.fd.as_fd(), |fd| fd.as_fd());
+        if walk::kind_at(parent, name, &path)? == Some(FileType::Directory) {
+            return Err(Error::IsFolder(path));
+        }
+        let Some(entry) = walk::entry_at(parent, name, &path)? else {
+            return Ok(None);
+        };
+        match rustix::fs::unlinkat(parent, name, AtFlags::empty()) {
+            Ok(()) => {}
+            Err(rustix::io::Errno::NOENT) => return Ok(None),
+            Err(e) => return Err(Error::io(&path, e)),
+        }
+        walk::prune_empty(self.fd.as_fd(), &chain, &path);
+        Ok(Some(entry))
+    }
+
+    /// Takes the store's exclusive lock, shared with every process that opens the
+    /// same folder, waiting for it when another holds it.
+    pub fn lock(&self) -> Result<LockGuard> {
+        let fd = rustix::fs::openat(
+            &self.fd,
+            LOCK_FILE,
+            OFlags::RDWR | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::from_raw_mode(0o644),
+        )
+        .map_err(|e| Error::io(LOCK_FILE, e))?;
+        rustix::fs::flock(&fd, FlockOperation::LockExclusive)
+            .map_err(|e| Error::io(LOCK_FILE, e))?;
+        Ok(LockGuard { _fd: fd })
+    }
+}
+
+/// `path` normalised, so the core refuses an escape even when a caller forgot to.
+fn checked(path: &str) -> Result<String> {
+    path::normalize(path)
+}
+
+fn refuse_hidden(path: &str) -> Result<()> {
+    if path::hidden(path) {
+        return Err(Error::InvalidArgument(format!(
+            "{path} is hidden: a folder store leaves out hidden files and folders"
+        )));
+    }
+    Ok(())
+}
+
+/// The content type of a file in a listing: from its name, or its first bytes.
+fn listed_type(dir: std::os::fd::BorrowedFd<'_>, name: &str) -> String {
+    if let Some(ty) = content_type::from_name(name) {
+        return ty;
+    }
+    let mut head = [0u8; 512];
+    let read = rustix::fs::openat(
+        dir,
+        name,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .ok()
+    .and_then(|fd| File::from(fd).read(&mut head).ok())
+    .unwrap_or(0);
+    content_type::from_content(&head[..read])
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,216 @@
+use std::os::unix::fs::symlink;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::*;
+
+fn store() -> (tempfile::TempDir, Root) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Root::open(&dir.path().join("store")).unwrap();
+    (dir, root)
+}
+
+fn paths(entries: &[Entry]) -> Vec<&str> {
+    entries.iter().map(|e| e.path.as_str()).collect()
+}
+
+#[test]
+fn creates_the_folder_and_round_trips_every_byte() {
+    let (_tmp, root) = store();
+    let bytes: Vec<u8> = (0..=255u8).collect();
+    let entry = root.write("deep/er/bytes.bin", &bytes).unwrap();
+    assert_eq!(entry.size, 256);
+    assert_eq!(entry.content_type, "application/octet-stream");
+    assert_eq!(root.read("deep/er/bytes.bin").unwrap(), bytes);
+    assert_eq!(root.read("./deep//er/bytes.bin").unwrap(), bytes);
+}
+
+#[test]
+fn lists_sorted_with_folders_as_prefixes() {
+    let (_tmp, root) = store();
+    for p in [
+        "reports/q3.pdf",
+        "b.txt",
+        "reports/sub/x.md",
+        "rep.txt",
+        "a.txt",
+    ] {
+        root.write(p, b"x").unwrap();
+    }
+    assert_eq!(
+        paths(&root.list(None).unwrap()),
+        [
+            "a.txt",
+            "b.txt",
+            "rep.txt",
+            "reports/q3.pdf",
+            "reports/sub/x.md"
+        ]
+    );
+    assert_eq!(
+        paths(&root.list(Some("reports")).unwrap()),
+        ["reports/q3.pdf", "reports/sub/x.md"]
+    );
+    assert!(root.list(Some("rep")).unwrap().is_empty());
+    assert!(root.list(Some("a.txt")).unwrap().is_empty());
+    assert!(root.list(Some("missing")).unwrap().is_empty());
+}
+
+#[test]
+fn leaves_out_hidden_files_and_folders() {
+    let (tmp, root) = store();
+    let base = tmp.path().join("store");
+    std::fs::create_dir_all(base.join(".git")).unwrap();
+    std::fs::write(base.join(".git/config"), "x").unwrap();
+    std::fs::write(base.join(".env"), "SECRET=1").unwrap();
+    root.write("seen.txt", b"x").unwrap();
+    root.lock().unwrap();
+    assert_eq!(paths(&root.list(None).unwrap()), ["seen.txt"]);
+    assert_eq!(root.stat(".env").unwrap(), None);
+    assert!(matches!(root.read(".env"), Err(Error::NotFound(_))));
+    assert!(matches!(
+        root.write(".env", b"x"),
+        Err(Error::InvalidArgument(_))
+    ));
+}
+
+#[test]
+fn never_follows_a_link() {
+    let (tmp, root) = store();
+    let base = tmp.path().join("store");
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("secret.txt"), "secret").unwrap();
+    symlink(outside.join("secret.txt"), base.join("link.txt")).unwrap();
+    symlink(&outside, base.join("linked")).unwrap();
+
+    assert!(root.list(None).unwrap().is_empty());
+    assert_eq!(root.stat("link.txt").unwrap(), None);
+    assert_eq!(root.stat("linked/secret.txt").unwrap(), None);
+    assert!(matches!(root.read("link.txt"), Err(Error::NotFound(_))));
+    assert!(matches!(
+        root.read("linked/secret.txt"),
+        Err(Error::NotFound(_))
+    ));
+    assert!(root.list(Some("linked")).unwrap().is_empty());
+    assert!(
+        matches!(root.write("linked/new.txt", b"x"), Err(Error::SymbolicLink(p)) if p == "linked")
+    );
+    assert!(!outside.join("new.txt").exists());
+    assert_eq!(root.delete("linked/secret.txt").unwrap(), None);
+    assert_eq!(root.delete("link.txt").unwrap(), None);
+    assert_eq!(
+        std::fs::read_to_string(outside.join("secret.txt")).unwrap(),
+        "secret"
+    );
+    // Replacing a link puts a file in its place; the link's target is untouched.
+    root.write("link.txt", b"mine").unwrap();
+    assert_eq!(root.read("link.txt").unwrap(), b"mine");
+    assert_eq!(
+        std::fs::read_to_string(outside.join("secret.txt")).unwrap(),
+        "secret"
+    );
+}
+
+#[test]
+fn refuses_paths_that_leave_the_folder() {
+    let (_tmp, root) = store();
+    for bad in ["../x", "a/../../x", "", "a/./b", "x\0"] {
+        assert!(
+            matches!(root.write(bad, b"x"), Err(Error::InvalidPath(_))),
+            "{bad:?}"
+        );
+        assert!(
+            matches!(root.read(bad), Err(Error::InvalidPath(_))),
+            "{bad:?}"
+        );
+    }
+    assert_eq!(root.write("/abs.txt", b"x").unwrap().path, "abs.txt");
+}
+
+#[test]
+fn folders_and_files_are_not_each_other() {
+    let (_tmp, root) = store();
+    root.write("reports/q3.pdf", b"%PDF").unwrap();
+    assert!(matches!(root.read("reports"), Err(Error::IsFolder(_))));
+    assert!(matches!(
+        root.write("reports", b"x"),
+        Err(Error::IsFolder(_))
+    ));
+    assert!(matches!(root.delete("reports"), Err(Error::IsFolder(_))));
+    assert!(
+        matches!(root.write("reports/q3.pdf/x", b"x"), Err(Error::IsFile(p)) if p == "reports/q3.pdf")
+    );
+    assert_eq!(root.stat("reports").unwrap(), None);
+}
+
+#[test]
+fn delete_returns_the_file_and_prunes_empty_folders() {
+    let (tmp, root) = store();
+    root.write("a/b/c.txt", b"hello").unwrap();
+    root.write("a/keep.txt", b"k").unwrap();
+    let gone = root.delete("a/b/c.txt").unwrap().unwrap();
+    assert_eq!((gone.path.as_str(), gone.size), ("a/b/c.txt", 5));
+    assert!(!tmp.path().join("store/a/b").exists());
+    assert!(tmp.path().join("store/a/keep.txt").exists());
+    assert_eq!(root.delete("a/b/c.txt").unwrap(), None);
+}
+
+#[test]
+fn a_dropped_writer_leaves_the_old_file_whole() {
+    let (tmp, root) = store();
+    root.write("doc.txt", b"old").unwrap();
+    let mut writer = root.writer("doc.txt").unwrap();
+    writer.write_all(b"half of the new").unwrap();
+    assert_eq!(root.read("doc.txt").unwrap(), b"old");
+    drop(writer);
+    assert_eq!(root.read("doc.txt").unwrap(), b"old");
+    let leftovers: Vec<_> = std::fs::read_dir(tmp.path().join("store"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(leftovers, ["doc.txt"]);
+}
+
+#[test]
+fn keeps_the_mode_of_a_replaced_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let (tmp, root) = store();
+    root.write("run.sh", b"echo 1").unwrap();
+    let file = tmp.path().join("store/run.sh");
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o750)).unwrap();
+    root.write("run.sh", b"echo 2").unwrap();
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+        0o750
+    );
+}
+
+#[test]
+fn digests_the_content() {
+    let (_tmp, root) = store();
+    root.write("a.txt", b"abc").unwrap();
+    assert_eq!(
+        root.digest("a.txt").unwrap(),
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    );
+}
+
+#[test]
+fn the_lock_is_exclusive_across_openings_of_the_folder() {
+    let (tmp, root) = store();
+    let other = Root::open(&tmp.path().join("store")).unwrap();
+    let held = root.lock().unwrap();
+    let taken = Arc::new(AtomicBool::new(false));
+    let flag = taken.clone();
+    let waiter = std::thread::spawn(move || {
+        let _guard = other.lock().unwrap();
+        flag.store(true, Ordering::SeqCst);
+    });
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(!taken.load(Ordering::SeqCst));
+    drop(held);
+    waiter.join().unwrap();
+    assert!(taken.load(Ordering::SeqCst));
+}

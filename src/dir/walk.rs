@@ -1,0 +1,187 @@
+//! Walking a store folder one component at a time, never through a link.
+
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+
+use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
+use rustix::io::Errno;
+
+use super::{listed_type, Entry};
+use crate::error::{Error, Result};
+use crate::path;
+
+const DIR_FLAGS: OFlags = OFlags::RDONLY
+    .union(OFlags::DIRECTORY)
+    .union(OFlags::NOFOLLOW)
+    .union(OFlags::CLOEXEC);
+
+/// Opens the folder `folder` (a normalised path) below `root`, creating the missing
+/// parts when `create` is set.
+pub(super) fn open_dirs(root: BorrowedFd<'_>, folder: &str, create: bool) -> Result<OwnedFd> {
+    let mut current = dup(root)?;
+    let mut end = 0;
+    for part in folder.split('/') {
+        end += part.len();
+        current = open_step(current.as_fd(), part, &folder[..end], create)?;
+        end += 1;
+    }
+    Ok(current)
+}
+
+/// Opens the folder holding `path` and returns it with the file's own name.
+pub(super) fn open_parent<'p>(
+    root: BorrowedFd<'_>,
+    path: &'p str,
+    create: bool,
+) -> Result<(OwnedFd, &'p str)> {
+    if path::hidden(path) && !create {
+        return Err(Error::NotFound(path.to_string()));
+    }
+    match path.rsplit_once('/') {
+        Some((folder, name)) => Ok((open_dirs(root, folder, create)?, name)),
+        None => Ok((dup(root)?, path)),
+    }
+}
+
+/// Opens each folder on the way to `path`, outermost first, for pruning after a delete.
+pub(super) fn open_chain(root: BorrowedFd<'_>, path: &str) -> Result<Vec<OwnedFd>> {
+    if path::hidden(path) {
+        return Err(Error::NotFound(path.to_string()));
+    }
+    let mut chain: Vec<OwnedFd> = Vec::new();
+    let Some((folder, _)) = path.rsplit_once('/') else {
+        return Ok(chain);
+    };
+    let mut end = 0;
+    for part in folder.split('/') {
+        end += part.len();
+        let parent = chain.last().map_or(root, |fd| fd.as_fd());
+        chain.push(open_step(parent, part, &folder[..end], false)?);
+        end += 1;
+    }
+    Ok(chain)
+}
+
+/// Removes the folders of `path` that its delete left empty, innermost first.
+pub(super) fn prune_empty(root: BorrowedFd<'_>, chain: &[OwnedFd], path: &str) {
+    let folders: Vec<&str> = path.split('/').collect();
+    for depth in (0..chain.len()).rev() {
+        let parent = if depth == 0 {
+            root
+        } else {
+            chain[depth - 1].as_fd()
+        };
+        if rustix::fs::unlinkat(parent, folders[depth], AtFlags::REMOVEDIR).is_err() {
+            break;
+        }
+    }
+}
+
+/// What is at `name` in `dir`, without following a link; `None` when nothing is.
+pub(super) fn kind_at(dir: BorrowedFd<'_>, name: &str, path: &str) -> Result<Option<FileType>> {
+    match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(stat) => Ok(Some(FileType::from_raw_mode(stat.st_mode))),
+        Err(Errno::NOENT | Errno::NOTDIR) => Ok(None),
+        Err(e) => Err(Error::io(path, e)),
+    }
+}
+
+/// The entry for the regular file `name` in `dir`, or `None` when it is anything else.
+pub(super) fn entry_at(dir: BorrowedFd<'_>, name: &str, path: &str) -> Result<Option<Entry>> {
+    if path::hidden(path) {
+        return Ok(None);
+    }
+    let stat = match rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(stat) => stat,
+        Err(Errno::NOENT | Errno::NOTDIR) => return Ok(None),
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
+        return Ok(None);
+    }
+    Ok(Some(Entry {
+        path: path.to_string(),
+        size: stat.st_size as u64,
+        mtime_sec: stat.st_mtime as i64,
+        mtime_nsec: stat.st_mtime_nsec as u32,
+        content_type: listed_type(dir, name),
+    }))
+}
+
+/// Every regular file below `start`, whose path inside the store is `base`.
+pub(super) fn list_tree(start: BorrowedFd<'_>, base: &str) -> Result<Vec<Entry>> {
+    let mut entries = Vec::new();
+    let mut pending: Vec<(OwnedFd, String)> = vec![(dup(start)?, base.to_string())];
+    while let Some((dir_fd, prefix)) = pending.pop() {
+        let shown = if prefix.is_empty() {
+            "."
+        } else {
+            prefix.as_str()
+        };
+        let dir = Dir::read_from(&dir_fd).map_err(|e| Error::io(shown, e))?;
+        for item in dir {
+            let item = item.map_err(|e| Error::io(shown, e))?;
+            let Ok(name) = item.file_name().to_str() else {
+                continue;
+            };
+            if name.starts_with('.') || name.chars().any(|c| (c as u32) < 0x20 || c == '\\') {
+                continue;
+            }
+            let path = if prefix.is_empty() {
+                name.to_string()
+            } else {
+                format!("{prefix}/{name}")
+            };
+            let kind = match item.file_type() {
+                FileType::Unknown => {
+                    kind_at(dir_fd.as_fd(), name, &path)?.unwrap_or(FileType::Unknown)
+                }
+                kind => kind,
+            };
+            match kind {
+                FileType::Directory => {
+                    match rustix::fs::openat(&dir_fd, name, DIR_FLAGS, Mode::empty()) {
+                        Ok(fd) => pending.push((fd, path)),
+                        Err(Errno::NOENT | Errno::LOOP | Errno::NOTDIR | Errno::ACCESS) => {}
+                        Err(e) => return Err(Error::io(&path, e)),
+                    }
+                }
+                FileType::RegularFile => entries.extend(entry_at(dir_fd.as_fd(), name, &path)?),
+                _ => {}
+            }
+        }
+    }
+    Ok(entries)
+}
+
+fn open_step(dir: BorrowedFd<'_>, part: &str, so_far: &str, create: bool) -> Result<OwnedFd> {
+    match rustix::fs::openat(dir, part, DIR_FLAGS, Mode::empty()) {
+        Ok(fd) => return Ok(fd),
+        Err(Errno::NOENT) if create => {
+            match rustix::fs::mkdirat(dir, part, Mode::from_raw_mode(0o777)) {
+                Ok(()) | Err(Errno::EXIST) => {}
+                Err(e) => return Err(Error::io(so_far, e)),
+            }
+        }
+        Err(Errno::NOENT) => return Err(Error::NotFound(so_far.to_string())),
+        Err(Errno::LOOP | Errno::NOTDIR) => return Err(blocked(dir, part, so_far)),
+        Err(e) => return Err(Error::io(so_far, e)),
+    }
+    rustix::fs::openat(dir, part, DIR_FLAGS, Mode::empty()).map_err(|e| match e {
+        Errno::LOOP | Errno::NOTDIR => blocked(dir, part, so_far),
+        e => Error::io(so_far, e),
+    })
+}
+
+/// Why a folder on the way could not be entered: a link, or a file in its place.
+fn blocked(dir: BorrowedFd<'_>, part: &str, so_far: &str) -> Error {
+    match kind_at(dir, part, so_far) {
+        Ok(Some(FileType::Symlink)) => Error::SymbolicLink(so_far.to_string()),
+        Ok(Some(_)) => Error::IsFile(so_far.to_string()),
+        Ok(None) => Error::NotFound(so_far.to_string()),
+        Err(e) => e,
+    }
+}
+
+fn dup(fd: BorrowedFd<'_>) -> Result<OwnedFd> {
+    rustix::io::fcntl_dupfd_cloexec(fd, 0).map_err(|e| Error::io(".", e))
+}

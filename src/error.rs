@@ -1,0 +1,47 @@
+//! The one error type of the core. The binding maps each variant to a Ruby class.
+
+use std::io;
+
+/// Everything the core can refuse or fail at.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A name that is not a path inside the store (empty, `.` or `..` parts, control characters).
+    #[error("{0:?} is not a path inside the chat's files")]
+    InvalidPath(String),
+    /// No file at the path.
+    #[error("No file at {0}")]
+    NotFound(String),
+    /// The path names a folder where a file was expected.
+    #[error("{0} is a folder, not a file")]
+    IsFolder(String),
+    /// The path names a file where a folder was expected.
+    #[error("{0} is a file, not a folder")]
+    IsFile(String),
+    /// A component of the path is a symbolic link, which the store never follows.
+    #[error("{0} is a symbolic link, which the store does not follow")]
+    SymbolicLink(String),
+    /// An argument other than a path is wrong, such as an invalid regex.
+    #[error("{0}")]
+    InvalidArgument(String),
+    /// The operating system refused or failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The store path (or folder) the operation was on.
+        path: String,
+        /// What the operating system said.
+        source: io::Error,
+    },
+}
+
+impl Error {
+    /// Wraps an I/O error with the path it happened on.
+    pub fn io(path: impl Into<String>, source: impl Into<io::Error>) -> Self {
+        Error::Io {
+            path: path.into(),
+            source: source.into(),
+        }
+    }
+}
+
+/// The core's result type.
+pub type Result<T> = std::result::Result<T, Error>;

@@ -1,0 +1,13 @@
+//! The core of ruby_llm-file_store: plain Rust, no Ruby types.
+//!
+//! ```
+//! use file_store_core::path::normalize;
+//! assert_eq!(normalize("./reports//q3.pdf").unwrap(), "reports/q3.pdf");
+//! ```
+
+pub mod content_type;
+pub mod dir;
+pub mod error;
+pub mod path;
+
+pub use error::{Error, Result};

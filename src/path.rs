@@ -1,0 +1,151 @@
+//! Paths inside a store: the rules of `FileStore.path`, file-name de-duplication and
+//! the names of spilled tool results.
+
+use crate::error::{Error, Result};
+
+/// Returns `name` as a path inside a store: relative, with forward slashes, with a
+/// leading `./` or `/` and repeated slashes removed.
+///
+/// Refuses an empty name, `.` or `..` parts after the leading ones, and control
+/// characters (U+0000 to U+001F), which no file name a person types contains.
+pub fn normalize(name: &str) -> Result<String> {
+    let unified = name.replace('\\', "/");
+    let mut parts: Vec<&str> = unified.split('/').filter(|p| !p.is_empty()).collect();
+    let leading_dots = parts.iter().take_while(|p| **p == ".").count();
+    parts.drain(..leading_dots);
+    let refused = parts.is_empty()
+        || parts.iter().any(|p| *p == "." || *p == "..")
+        || name.chars().any(|c| (c as u32) < 0x20);
+    if refused {
+        return Err(Error::InvalidPath(name.to_string()));
+    }
+    Ok(parts.join("/"))
+}
+
+/// Whether `path` is `prefix` itself or lies inside the folder `prefix`.
+/// `"rep"` does not contain `"reports/q3.pdf"`.
+pub fn inside(path: &str, prefix: &str) -> bool {
+    path.len() > prefix.len() && path.starts_with(prefix) && path.as_bytes()[prefix.len()] == b'/'
+}
+
+/// Whether any part of a normalised path is hidden (starts with a dot).
+pub fn hidden(path: &str) -> bool {
+    path.split('/').any(|part| part.starts_with('.'))
+}
+
+/// The `n`th name for a file called `name` (n >= 2): `report.pdf` becomes
+/// `report-2.pdf`, `archive.tar.gz` becomes `archive-2.tar.gz`, `README` `README-2`.
+pub fn numbered(name: &str, n: usize) -> String {
+    let (folder, file) = match name.rfind('/') {
+        Some(i) => (&name[..=i], &name[i + 1..]),
+        None => ("", name),
+    };
+    let stem_end = match file.find('.') {
+        Some(0) | None => file.len(),
+        Some(i) => i,
+    };
+    format!("{folder}{}-{n}{}", &file[..stem_end], &file[stem_end..])
+}
+
+/// Turns any text into a safe single file-name part: letters, digits, `_` and `-`
+/// kept, everything else `_`, at most 64 characters, never empty.
+pub fn sanitize_part(text: &str) -> String {
+    let cleaned: String = text
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(64)
+        .collect();
+    if cleaned.is_empty() {
+        "result".to_string()
+    } else {
+        cleaned
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalizes_the_examples() {
+        assert_eq!(normalize("./reports//q3.pdf").unwrap(), "reports/q3.pdf");
+        assert_eq!(normalize("/abs/file.txt").unwrap(), "abs/file.txt");
+        assert_eq!(normalize("a\\b\\c.txt").unwrap(), "a/b/c.txt");
+        assert_eq!(normalize("././x").unwrap(), "x");
+        assert_eq!(normalize("notes/").unwrap(), "notes");
+    }
+
+    #[test]
+    fn keeps_names_that_merely_contain_dots_or_brackets() {
+        assert_eq!(normalize("[...nextauth].ts").unwrap(), "[...nextauth].ts");
+        assert_eq!(normalize("v1..2.txt").unwrap(), "v1..2.txt");
+        assert_eq!(normalize(".env").unwrap(), ".env");
+        assert_eq!(normalize("résumé ✓.md").unwrap(), "résumé ✓.md");
+    }
+
+    #[test]
+    fn refuses_escapes_and_control_characters() {
+        for bad in [
+            "",
+            "/",
+            ".",
+            "./",
+            "..",
+            "../x",
+            "a/../b",
+            "a/./b",
+            "a/..",
+            "x\u{0}y",
+            "a\nb",
+            "tab\there",
+            "\u{1f}",
+        ] {
+            let err = normalize(bad).unwrap_err();
+            assert!(
+                matches!(err, Error::InvalidPath(ref n) if n == bad),
+                "{bad:?}"
+            );
+            assert!(err
+                .to_string()
+                .ends_with("is not a path inside the chat's files"));
+        }
+    }
+
+    #[test]
+    fn prefixes_are_folders() {
+        assert!(inside("reports/q3.pdf", "reports"));
+        assert!(!inside("reports/q3.pdf", "rep"));
+        assert!(!inside("reports", "reports"));
+        assert!(inside("a/b/c", "a/b"));
+    }
+
+    #[test]
+    fn detects_hidden_parts() {
+        assert!(hidden(".env"));
+        assert!(hidden("a/.git/config"));
+        assert!(!hidden("a/b.c/d"));
+    }
+
+    #[test]
+    fn numbers_duplicate_names() {
+        assert_eq!(numbered("report.pdf", 2), "report-2.pdf");
+        assert_eq!(numbered("archive.tar.gz", 3), "archive-3.tar.gz");
+        assert_eq!(numbered("README", 2), "README-2");
+        assert_eq!(numbered("docs/a.md", 2), "docs/a-2.md");
+        assert_eq!(numbered(".env", 2), ".env-2");
+    }
+
+    #[test]
+    fn sanitizes_parts() {
+        assert_eq!(sanitize_part("search_drive"), "search_drive");
+        assert_eq!(sanitize_part("../../etc/passwd"), "______etc_passwd");
+        assert_eq!(sanitize_part(""), "result");
+        assert_eq!(sanitize_part(&"x".repeat(100)).len(), 64);
+    }
+}
