@@ -38,6 +38,8 @@ pub struct Entry {
     pub mtime_nsec: u32,
     /// The content type, from the name or else the first bytes.
     pub content_type: String,
+    /// The SHA-256 of the content in hex, when the operation read or wrote all of it.
+    pub digest: Option<String>,
 }
 
 /// A folder opened as a capability: everything is reached through its descriptor.
@@ -144,12 +146,25 @@ impl Root {
         Ok(bytes)
     }
 
-    /// The SHA-256 of the file at `path`, in hex, read in a stream.
-    pub fn digest(&self, path: &str) -> Result<String> {
-        let mut file = self.open_file(path)?;
+    /// The SHA-256 of the file at `path` if it is still the version `entry` describes
+    /// (same size and modification time), else `None`: a digest never describes
+    /// content other than the listed file's.
+    pub fn digest_of(&self, entry: &Entry) -> Result<Option<String>> {
+        let mut file = match self.open_file(&entry.path) {
+            Ok(file) => file,
+            Err(Error::NotFound(_) | Error::IsFolder(_)) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let stat = rustix::fs::fstat(&file).map_err(|e| Error::io(&entry.path, e))?;
+        let same = stat.st_size as u64 == entry.size
+            && stat.st_mtime as i64 == entry.mtime_sec
+            && stat.st_mtime_nsec as u32 == entry.mtime_nsec;
+        if !same {
+            return Ok(None);
+        }
         let mut hasher = Sha256::new();
-        std::io::copy(&mut file, &mut hasher).map_err(|e| Error::io(path, e))?;
-        Ok(hex::encode(hasher.finalize()))
+        std::io::copy(&mut file, &mut hasher).map_err(|e| Error::io(&entry.path, e))?;
+        Ok(Some(hex::encode(hasher.finalize())))
     }
 
     /// Starts an atomic write of `path`, creating its folders. Nothing is visible at

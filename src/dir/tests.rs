@@ -190,10 +190,18 @@ fn keeps_the_mode_of_a_replaced_file() {
 #[test]
 fn digests_the_content() {
     let (_tmp, root) = store();
-    root.write("a.txt", b"abc").unwrap();
+    const ABC: &str = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+    let written = root.write("a.txt", b"abc").unwrap();
+    assert_eq!(written.digest.as_deref(), Some(ABC));
+    let listed = root.stat("a.txt").unwrap().unwrap();
+    assert_eq!(listed.digest, None);
+    assert_eq!(root.digest_of(&listed).unwrap().as_deref(), Some(ABC));
+    std::thread::sleep(Duration::from_millis(5));
+    root.write("a.txt", b"abcd").unwrap();
     assert_eq!(
-        root.digest("a.txt").unwrap(),
-        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        root.digest_of(&listed).unwrap(),
+        None,
+        "a changed file is not the listed version"
     );
 }
 

@@ -104,6 +104,7 @@ pub(super) fn entry_at(dir: BorrowedFd<'_>, name: &str, path: &str) -> Result<Op
         mtime_sec: stat.st_mtime as i64,
         mtime_nsec: stat.st_mtime_nsec as u32,
         content_type: listed_type(dir, name),
+        digest: None,
     }))
 }
 

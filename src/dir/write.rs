@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use sha2::{Digest, Sha256};
 
 use super::walk::{entry_at, kind_at};
 use super::Entry;
@@ -23,6 +24,7 @@ pub struct AtomicWriter {
     temp: String,
     path: String,
     file: Option<File>,
+    hasher: Sha256,
 }
 
 impl AtomicWriter {
@@ -44,6 +46,7 @@ impl AtomicWriter {
             temp,
             path,
             file: Some(File::from(fd)),
+            hasher: Sha256::new(),
         })
     }
 
@@ -53,7 +56,10 @@ impl AtomicWriter {
             .file
             .as_mut()
             .ok_or_else(|| Error::InvalidArgument(format!("{} is already written", self.path)))?;
-        file.write_all(bytes).map_err(|e| Error::io(&self.path, e))
+        file.write_all(bytes)
+            .map_err(|e| Error::io(&self.path, e))?;
+        self.hasher.update(bytes);
+        Ok(())
     }
 
     /// Syncs the content and renames it over the target, then returns its entry.
@@ -86,8 +92,10 @@ impl AtomicWriter {
         self.temp.clear();
         // The rename is durable only once the folder itself is synced.
         let _ = rustix::fs::fsync(&self.parent);
-        entry_at(self.parent.as_fd(), &self.name, &self.path)?
-            .ok_or_else(|| Error::NotFound(self.path.clone()))
+        let mut entry = entry_at(self.parent.as_fd(), &self.name, &self.path)?
+            .ok_or_else(|| Error::NotFound(self.path.clone()))?;
+        entry.digest = Some(hex::encode(std::mem::take(&mut self.hasher).finalize()));
+        Ok(entry)
     }
 }
 

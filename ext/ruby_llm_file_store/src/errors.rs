@@ -1,0 +1,47 @@
+//! The one place core errors become Ruby exceptions. The classes are defined in
+//! `lib/ruby_llm/file_store/errors.rb` and looked up once.
+
+use magnus::value::Lazy;
+use magnus::{exception, prelude::*, ExceptionClass, Ruby};
+
+use file_store_core::Error as CoreError;
+
+/// The class named `name`, or StandardError if Ruby has none by that name (the
+/// Ruby layer defines them all before it loads the extension).
+fn lookup(ruby: &Ruby, name: &str) -> ExceptionClass {
+    ruby.class_object()
+        .funcall::<_, _, ExceptionClass>("const_get", (name,))
+        .unwrap_or_else(|_| ruby.exception_standard_error())
+}
+
+static NOT_FOUND: Lazy<ExceptionClass> =
+    Lazy::new(|ruby| lookup(ruby, "RubyLLM::FileNotFoundError"));
+static STORE_ERROR: Lazy<ExceptionClass> =
+    Lazy::new(|ruby| lookup(ruby, "RubyLLM::FileStore::Error"));
+static UNSAFE_PATH: Lazy<ExceptionClass> =
+    Lazy::new(|ruby| lookup(ruby, "RubyLLM::FileStore::UnsafePathError"));
+static DISK_ERROR: Lazy<ExceptionClass> =
+    Lazy::new(|ruby| lookup(ruby, "RubyLLM::FileStore::DiskError"));
+
+/// The Ruby exception for a core error.
+pub fn map(ruby: &Ruby, error: CoreError) -> magnus::Error {
+    let message = error.to_string();
+    let class = match error {
+        CoreError::NotFound(_) => ruby.get_inner(&NOT_FOUND),
+        CoreError::InvalidPath(_)
+        | CoreError::IsFolder(_)
+        | CoreError::IsFile(_)
+        | CoreError::InvalidArgument(_) => exception::arg_error(),
+        CoreError::SymbolicLink(_) => ruby.get_inner(&UNSAFE_PATH),
+        CoreError::Io { .. } => ruby.get_inner(&DISK_ERROR),
+    };
+    magnus::Error::new(class, message)
+}
+
+/// A `RubyLLM::FileStore::Error` for a failure inside the extension itself.
+pub fn internal(ruby: &Ruby, message: String) -> magnus::Error {
+    magnus::Error::new(
+        ruby.get_inner(&STORE_ERROR),
+        format!("internal error: {message}"),
+    )
+}

@@ -1,0 +1,32 @@
+//! Module functions on Native for paths and content types.
+
+use magnus::{function, Error, RModule, RString, Ruby};
+
+use file_store_core::{content_type, path};
+
+pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
+    native.define_module_function("path", function!(normalize, 1))?;
+    native.define_module_function("content_type", function!(detect_type, 2))?;
+    native.define_module_function("numbered", function!(numbered, 2))?;
+    Ok(())
+}
+
+/// The store path for `name`, or nil when it is not one; Ruby raises with the name's
+/// own `inspect`.
+fn normalize(name: RString) -> Option<String> {
+    // SAFETY: the bytes are copied before any Ruby code can run.
+    let bytes = unsafe { name.as_slice() }.to_vec();
+    let text = String::from_utf8(bytes).ok()?;
+    path::normalize(&text).ok()
+}
+
+/// The content type of a file called `name` whose content starts with `head`.
+fn detect_type(name: String, head: RString) -> String {
+    // SAFETY: the slice is read before any Ruby code can run.
+    content_type::detect(&name, unsafe { head.as_slice() })
+}
+
+/// `report.pdf` as its `n`th version: `report-2.pdf`.
+fn numbered(name: String, n: usize) -> String {
+    path::numbered(&name, n)
+}

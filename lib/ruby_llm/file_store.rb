@@ -1,0 +1,174 @@
+# frozen_string_literal: true
+
+require 'digest'
+require 'monitor'
+require 'stringio'
+
+# The store works on its own; with ruby_llm loaded it also plugs into chats.
+begin
+  require 'ruby_llm'
+rescue LoadError
+  nil
+end
+
+require_relative 'file_store/version'
+require_relative 'file_store/errors'
+require_relative 'stored_file'
+require_relative 'file_store/extension'
+require_relative 'file_store/text_cache'
+
+module RubyLLM
+  # A FileStore keeps a chat's files: what people attach, what tools return, long tool
+  # results, and what code writes. The model works with it through tools that list,
+  # read, search, write and edit its files, so a file reaches the model only when the
+  # model asks for it.
+  #
+  #   store = RubyLLM.file_store.directory("tmp/work")
+  #   store.write("notes/plan.md", "# Plan")
+  #   store.list.map(&:path) # => ["notes/plan.md"]
+  #
+  # Write your own store by subclassing FileStore and implementing list, [], read,
+  # write and delete. They are only ever passed paths FileStore.path accepts.
+  class FileStore
+    include Enumerable
+
+    # Converted texts each store keeps in memory, by default.
+    CACHED_TEXTS = 100
+
+    # Returns +name+ as a path inside a store: relative, with forward slashes, and
+    # with a leading <tt>./</tt> or <tt>/</tt> and repeated slashes removed.
+    #
+    #   RubyLLM::FileStore.path("./reports//q3.pdf") # => "reports/q3.pdf"
+    #
+    # Raises ArgumentError for an empty path, one with <tt>.</tt> or <tt>..</tt>
+    # parts, or one with control characters.
+    def self.path(name)
+      Native.path(name.to_s) || raise(ArgumentError, "#{name.inspect} is not a path inside the chat's files")
+    end
+
+    def initialize
+      @store_lock = Monitor.new
+      @text_cache = TextCache.new(CACHED_TEXTS)
+    end
+
+    # Returns the files inside the folder +prefix+, or every file, as StoredFile
+    # objects sorted by path. A prefix is a folder: <tt>"rep"</tt> does not list
+    # <tt>reports/q3.pdf</tt>.
+    #
+    #   store.list("reports")
+    def list(prefix = nil)
+      raise NotImplementedError, "#{self.class} must implement list"
+    end
+
+    # Returns the StoredFile at +path+, or nil when there is none.
+    #
+    #   store["notes/plan.md"] # => #<RubyLLM::StoredFile path: "notes/plan.md", ...>
+    def [](path)
+      raise NotImplementedError, "#{self.class} must implement []"
+    end
+
+    # Returns the StoredFile at +path+. Raises FileNotFoundError when there is none.
+    #
+    #   store.find("notes/plan.md")
+    def find(path)
+      self[path] || raise(FileNotFoundError, "No file at #{FileStore.path(path)}")
+    end
+
+    # Returns the content of the file at +path+ as a binary String. Raises
+    # FileNotFoundError when there is none.
+    #
+    #   store.read("notes/plan.md") # => "# Plan"
+    def read(path)
+      raise NotImplementedError, "#{self.class} must implement read"
+    end
+
+    # Writes +content+, a String or an IO, to +path+, replacing any file there, and
+    # returns its StoredFile. The content type is detected from the path and the
+    # content unless given.
+    #
+    #   store.write("notes/plan.md", "# Plan")
+    def write(path, content, content_type: nil)
+      raise NotImplementedError, "#{self.class} must implement write"
+    end
+
+    # Deletes the file at +path+ and returns its StoredFile, or nil when there was
+    # none. Raises ArgumentError when +path+ is a folder.
+    #
+    #   store.delete("notes/plan.md")
+    def delete(path)
+      raise NotImplementedError, "#{self.class} must implement delete"
+    end
+
+    # Deletes everything inside the folder +path+ and returns the deleted StoredFile
+    # objects, sorted by path. Raises ArgumentError when +path+ is a file.
+    #
+    #   store.delete_folder("reports") # => [#<RubyLLM::StoredFile path: "reports/q3.pdf", ...>]
+    def delete_folder(path)
+      path = FileStore.path(path)
+      raise ArgumentError, "#{path} is a file, not a folder" if self[path]
+
+      list(path).filter_map { |file| delete(file.path) }
+    end
+
+    # Yields each StoredFile, as list returns them.
+    def each(&)
+      return enum_for(:each) unless block_given?
+
+      list.each(&)
+    end
+
+    # Returns whether there is a file at +path+.
+    def exist?(path)
+      !self[path].nil?
+    end
+
+    # Returns the text of the file at +path+: its content when it is text, or what a
+    # converter makes of it. Returns nil when no converter can read the file. Each
+    # version of a file is converted once. Raises FileNotFoundError when there is no
+    # file at +path+.
+    #
+    #   store.text("notes/plan.md") # => "# Plan"
+    def text(path, config: nil)
+      file = find(path)
+      cached = cached_text(file)
+      return cached if cached
+
+      Converters.convert(attachment(file.path, file:), config:).tap do |text|
+        cache_text(file, text) if text
+      end
+    end
+
+    # Returns the file at +path+ as an Attachment, to send it to a model. Raises
+    # FileNotFoundError when there is none.
+    #
+    #   store.attachment("charts/revenue.png")
+    def attachment(path, file: nil)
+      file ||= find(path)
+      Converters.attachment(read(file.path), filename: file.filename, content_type: file.content_type)
+    end
+
+    # Runs the block with the store locked and returns its value, so a tool that
+    # reads a file and writes it back sees no other change in between. It is
+    # reentrant. Stores lock within this process unless they override it.
+    #
+    #   store.with_lock { store.write("n.txt", store.read("n.txt") + "more") }
+    def with_lock(&)
+      @store_lock.synchronize(&)
+    end
+
+    # The text converted from this version of +file+, or nil when there is none yet.
+    def cached_text(file)
+      @text_cache[file]
+    end
+
+    # Keeps +text+ as the conversion of this version of +file+ and returns it.
+    def cache_text(file, text)
+      @text_cache[file] = text
+    end
+  end
+end
+
+require_relative 'file_store/converters'
+require_relative 'file_store/memory'
+require_relative 'file_store/directory'
+require_relative 'file_store/factory'

@@ -1,0 +1,91 @@
+# frozen_string_literal: true
+
+module RubyLLM
+  class FileStore
+    # Turns files into text for read_file, search_files and FileStore#text, through
+    # the converters registered by MIME type, then the built-in text converter.
+    module Converters
+      # Types that hold text although they are not text/*.
+      TEXT_TYPES = %w[
+        application/json application/jsonl application/x-ndjson application/xml application/yaml
+        application/x-yaml application/toml application/javascript application/x-javascript
+        application/ecmascript application/typescript application/sql application/x-sh
+        application/x-shellscript application/x-subrip application/csv application/x-httpd-php
+        application/graphql application/ld+json application/xhtml+xml image/svg+xml
+      ].freeze
+
+      # Types whose bytes are never text, whatever they contain.
+      OPAQUE_FAMILIES = %w[image/ audio/ video/ font/].freeze
+
+      # A file handed to a converter when ruby_llm is not loaded: the same readers a
+      # RubyLLM::Attachment has for converters.
+      LocalAttachment = Struct.new(:content, :filename, :mime_type, keyword_init: true)
+
+      module_function
+
+      # The text of +attachment+, or nil when no converter reads it.
+      def convert(attachment, config: nil)
+        candidates(registry(config), attachment.mime_type).each do |converter|
+          text = converter.call(attachment)
+          return text if text
+        end
+        Text.call(attachment) if Text.readable?(attachment)
+      end
+
+      # The converters to try for +type+: exact matches, then the family
+      # (<tt>image/*</tt>), then <tt>*/*</tt>, each an Array tried in order.
+      def candidates(registry, type)
+        type = type.to_s
+        keys = [type, "#{type.split('/').first}/*", '*/*'].uniq
+        keys.flat_map { |key| Array(registry[key]) }.compact
+      end
+
+      # The converter registry of +config+, or the gem's own when none is given.
+      def registry(config)
+        config ||= RubyLLM.config if RubyLLM.respond_to?(:config)
+        return config.file_converters if config.respond_to?(:file_converters)
+
+        FileStore.file_converters
+      end
+
+      # +bytes+ as an attachment a converter or a model takes.
+      def attachment(bytes, filename:, content_type:)
+        if defined?(RubyLLM::Attachment)
+          RubyLLM::Attachment.new(StringIO.new(bytes), filename:)
+        else
+          LocalAttachment.new(content: bytes, filename:, mime_type: content_type)
+        end
+      end
+
+      # Reads a file as it is: for types that hold plain text but do not say so.
+      #
+      #   config.file_converters["application/x-subrip"] = RubyLLM.file_store.converter.text
+      module Text
+        module_function
+
+        def call(attachment)
+          attachment.content.to_s.dup.force_encoding(Encoding::UTF_8).scrub
+        end
+
+        # Whether the built-in converter reads +attachment+: a text type, or a type
+        # that says nothing and content without a NUL byte.
+        def readable?(attachment)
+          type = attachment.mime_type.to_s
+          return true if type.start_with?('text/') || TEXT_TYPES.include?(type)
+          return false if OPAQUE_FAMILIES.any? { |family| type.start_with?(family) }
+          return false unless ['', 'application/octet-stream'].include?(type)
+
+          !attachment.content.to_s.include?("\0")
+        end
+      end
+    end
+
+    class << self
+      # The converters registered by MIME type when ruby_llm's configuration has no
+      # +file_converters+ of its own.
+      def file_converters
+        @file_converters ||= {}
+      end
+    end
+  end
+end

@@ -1,0 +1,103 @@
+# frozen_string_literal: true
+
+module RubyLLM
+  class FileStore
+    # Keeps files in a folder on disk. It never follows a symbolic link, refuses
+    # paths that would leave the folder, leaves out hidden files and folders, writes
+    # atomically, and detects content types from file names (or, when the name says
+    # nothing, the first bytes). Its lock holds across processes too.
+    #
+    #   store = RubyLLM.file_store.directory("tmp/work")
+    #   store.write("notes.md", "# Notes")
+    #   store.local_root # => "/app/tmp/work"
+    class Directory < FileStore
+      CHUNK = 1024 * 1024
+      private_constant :CHUNK
+
+      # The folder, as an absolute path. Code execution runs here.
+      attr_reader :local_root
+
+      # Opens the folder at +path+, creating it when it is missing.
+      def initialize(path)
+        super()
+        @local_root = File.expand_path(path.to_s)
+        @native = Native::Directory.open(@local_root)
+        @lock_depth = 0
+      end
+
+      def list(prefix = nil) # :nodoc:
+        @native.list(prefix && FileStore.path(prefix)).map { |entry| stored(entry) }
+      end
+
+      def [](path) # :nodoc:
+        entry = @native.stat(FileStore.path(path))
+        entry && stored(entry)
+      end
+
+      def read(path) # :nodoc:
+        @native.read(FileStore.path(path))
+      end
+
+      # Writes atomically: a reader sees the old file or the new one, never part. The
+      # content type of a folder's file comes from its name, so +content_type+ is not
+      # kept.
+      def write(path, content, content_type: nil) # rubocop:disable Lint/UnusedMethodArgument
+        path = FileStore.path(path)
+        entry = if content.is_a?(String)
+                  @native.write(path, content)
+                elsif content.respond_to?(:read)
+                  write_stream(path, content)
+                else
+                  raise ArgumentError, "content for #{path} must be a String or an IO, not #{content.class}"
+                end
+        stored(entry)
+      end
+
+      def delete(path) # :nodoc:
+        entry = @native.delete(FileStore.path(path))
+        entry && stored(entry)
+      end
+
+      # Locks within this process and, through a hidden lock file in the folder,
+      # across every process that shares the folder.
+      def with_lock
+        super do
+          lock = @native.lock if @lock_depth.zero?
+          @lock_depth += 1
+          begin
+            yield
+          ensure
+            @lock_depth -= 1
+            lock&.release
+          end
+        end
+      end
+
+      def inspect # :nodoc:
+        "#<#{self.class.name} #{local_root}>"
+      end
+
+      private
+
+      def write_stream(path, io)
+        writer = @native.writer(path)
+        begin
+          buffer = String.new(capacity: CHUNK, encoding: Encoding::BINARY)
+          writer.write(buffer) while io.read(CHUNK, buffer)
+          writer.commit
+        rescue Exception # rubocop:disable Lint/RescueException
+          writer.abort
+          raise
+        end
+      end
+
+      def stored(entry)
+        path, size, seconds, nanoseconds, type, digest = entry
+        StoredFile.new(path:, byte_size: size, content_type: type, digest:,
+                       updated_at: Time.at(seconds, nanoseconds, :nsec)) do
+          @native.digest_of(path, size, seconds, nanoseconds)
+        end
+      end
+    end
+  end
+end

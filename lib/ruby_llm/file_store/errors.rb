@@ -1,0 +1,35 @@
+# frozen_string_literal: true
+
+module RubyLLM
+  # Defined by ruby_llm itself when it is loaded; these stand in for it when the
+  # store is used on its own, with the same initializer.
+  unless const_defined?(:Error, false)
+    class Error < StandardError # :nodoc:
+      attr_reader :response
+
+      def initialize(message = nil, response: nil)
+        @response = response
+        super(message || response&.body)
+      end
+    end
+  end
+
+  class ConfigurationError < StandardError; end unless const_defined?(:ConfigurationError, false)
+
+  # Raised when a store has no file at the path asked for.
+  #
+  #   chat.file_store.read("missing.txt") # raises RubyLLM::FileNotFoundError, "No file at missing.txt"
+  class FileNotFoundError < StandardError; end unless const_defined?(:FileNotFoundError, false)
+
+  class FileStore
+    # Base class of the store's runtime failures.
+    class Error < RubyLLM::Error; end
+
+    # Raised when a path runs through a symbolic link, which a Directory store never
+    # follows.
+    class UnsafePathError < Error; end
+
+    # Raised when the disk refuses or fails an operation; the message names the path.
+    class DiskError < Error; end
+  end
+end

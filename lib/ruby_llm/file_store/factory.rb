@@ -1,0 +1,49 @@
+# frozen_string_literal: true
+
+module RubyLLM
+  class FileStore
+    # Builds stores and converters: <tt>RubyLLM.file_store.memory</tt>,
+    # <tt>.directory(path)</tt>, <tt>.converter.text</tt>.
+    module Factory
+      module_function
+
+      # A new FileStore::Memory.
+      #
+      #   RubyLLM.file_store.memory
+      def memory
+        Memory.new
+      end
+
+      # A FileStore::Directory on the folder at +path+, created when missing.
+      #
+      #   RubyLLM.file_store.directory("tmp/work")
+      def directory(path)
+        Directory.new(path)
+      end
+
+      # The built-in converters, to register in <tt>config.file_converters</tt>.
+      #
+      #   config.file_converters["application/x-subrip"] = RubyLLM.file_store.converter.text
+      def converter
+        ConverterFactory
+      end
+    end
+
+    # The converters RubyLLM.file_store.converter returns.
+    module ConverterFactory
+      module_function
+
+      # Reads a file as it is.
+      def text
+        Converters::Text
+      end
+    end
+  end
+
+  # Builds file stores and converters.
+  #
+  #   chat.with_file_store(RubyLLM.file_store.directory("tmp/work"))
+  def self.file_store
+    FileStore::Factory
+  end
+end

@@ -1,0 +1,101 @@
+# frozen_string_literal: true
+
+module RubyLLM
+  class FileStore
+    # Keeps files in memory, for as long as the store lives. The default store.
+    #
+    #   store = RubyLLM.file_store.memory
+    #   store.write("notes.md", "# Notes")
+    class Memory < FileStore
+      CHUNK = 1024 * 1024
+      private_constant :CHUNK
+
+      def initialize
+        super
+        @files = {}
+        @folders = Hash.new(0)
+        @mutex = Mutex.new
+      end
+
+      def list(prefix = nil) # :nodoc:
+        files = @mutex.synchronize { @files.values }.map(&:first)
+        if prefix
+          folder = "#{FileStore.path(prefix)}/"
+          files = files.select { |file| file.path.start_with?(folder) }
+        end
+        files.sort_by!(&:path)
+      end
+
+      def [](path) # :nodoc:
+        @mutex.synchronize { @files[FileStore.path(path)] }&.first
+      end
+
+      def read(path) # :nodoc:
+        path = FileStore.path(path)
+        entry = @mutex.synchronize { @files[path] }
+        raise FileNotFoundError, "No file at #{path}" unless entry
+
+        entry.last.dup
+      end
+
+      def write(path, content, content_type: nil) # :nodoc:
+        path = FileStore.path(path)
+        bytes = binary(content, path).freeze
+        file = StoredFile.new(path:, byte_size: bytes.bytesize,
+                              content_type: content_type || Native.content_type(path, bytes.byteslice(0, 512)),
+                              digest: Digest::SHA256.hexdigest(bytes), updated_at: Time.now)
+        @mutex.synchronize do
+          refuse_overlap(path)
+          add_folders(path, 1) unless @files.key?(path)
+          @files[path] = [file, bytes]
+        end
+        file
+      end
+
+      def delete(path) # :nodoc:
+        path = FileStore.path(path)
+        @mutex.synchronize do
+          raise ArgumentError, "#{path} is a folder, not a file" if @folders.key?(path)
+
+          entry = @files.delete(path)
+          add_folders(path, -1) if entry
+          entry&.first
+        end
+      end
+
+      private
+
+      def binary(content, path)
+        return content.b if content.is_a?(String)
+        raise ArgumentError, "content for #{path} must be a String or an IO, not #{content.class}" unless
+          content.respond_to?(:read)
+
+        buffer = String.new(encoding: Encoding::BINARY)
+        while (chunk = content.read(CHUNK))
+          buffer << chunk
+        end
+        buffer
+      end
+
+      def refuse_overlap(path)
+        raise ArgumentError, "#{path} is a folder, not a file" if @folders.key?(path)
+
+        each_folder(path) do |folder|
+          raise ArgumentError, "#{folder} is a file, not a folder" if @files.key?(folder)
+        end
+      end
+
+      def add_folders(path, change)
+        each_folder(path) do |folder|
+          count = @folders[folder] + change
+          count.zero? ? @folders.delete(folder) : @folders[folder] = count
+        end
+      end
+
+      def each_folder(path)
+        parts = path.split('/')[0...-1]
+        parts.each_index { |i| yield parts[0..i].join('/') }
+      end
+    end
+  end
+end

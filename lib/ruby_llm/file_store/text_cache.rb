@@ -1,0 +1,40 @@
+# frozen_string_literal: true
+
+module RubyLLM
+  class FileStore
+    # Converted texts by file version, the least recently used dropped first. A
+    # version is the path and the digest, so a changed file is converted again.
+    class TextCache # :nodoc:
+      def initialize(capacity)
+        @capacity = capacity
+        @texts = {}
+        @mutex = Mutex.new
+      end
+
+      def [](file)
+        key = key_for(file)
+        @mutex.synchronize do
+          next unless @texts.key?(key)
+
+          @texts[key] = @texts.delete(key)
+        end
+      end
+
+      def []=(file, text)
+        key = key_for(file)
+        @mutex.synchronize do
+          @texts.delete(key)
+          @texts[key] = text
+          @texts.shift while @texts.size > @capacity
+        end
+        text
+      end
+
+      private
+
+      def key_for(file)
+        [file.path, file.digest || [file.byte_size, file.updated_at]]
+      end
+    end
+  end
+end

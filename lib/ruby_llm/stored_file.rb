@@ -1,0 +1,79 @@
+# frozen_string_literal: true
+
+module RubyLLM
+  # A file in a FileStore: its path, size, content type, digest and time of change.
+  # Stores return them from list, [], find, write and delete.
+  #
+  #   file = chat.file_store.find("reports/q3.pdf")
+  #   file.filename   # => "q3.pdf"
+  #   file.human_size # => "2.1 MB"
+  class StoredFile
+    UNITS = %w[KB MB GB TB].freeze
+    private_constant :UNITS
+
+    # The path inside the store, like <tt>"reports/q3.pdf"</tt>.
+    attr_reader :path
+    # The size in bytes.
+    attr_reader :byte_size
+    # The content type, like <tt>"application/pdf"</tt>.
+    attr_reader :content_type
+    # When the file last changed, a Time, or nil when the store does not know.
+    attr_reader :updated_at
+
+    # Builds a file. A store that can tell the digest only by reading the file passes
+    # a block that returns it; it runs once, when #digest is first asked for.
+    #
+    #   RubyLLM::StoredFile.new(path: "a.txt", byte_size: 3, content_type: "text/plain",
+    #                           digest: Digest::SHA256.hexdigest("abc"))
+    def initialize(path:, byte_size:, content_type:, digest: nil, updated_at: nil, &digest_loader)
+      @path = path
+      @byte_size = byte_size
+      @content_type = content_type
+      @digest = digest
+      @digest_loader = digest_loader
+      @updated_at = updated_at
+    end
+
+    # The last part of the path.
+    def filename
+      File.basename(path)
+    end
+
+    # The SHA-256 of the content in hex, or nil when the store cannot tell.
+    def digest
+      return @digest if @digest || !@digest_loader
+
+      @digest = @digest_loader.call
+    end
+
+    # The size for people: <tt>"812 bytes"</tt>, <tt>"1.5 KB"</tt>, <tt>"2.1 MB"</tt>.
+    def human_size
+      return "#{byte_size} #{byte_size == 1 ? 'byte' : 'bytes'}" if byte_size < 1024
+
+      size = byte_size.to_f
+      unit = UNITS.find do |name|
+        size /= 1024
+        size < 1024 || name == UNITS.last
+      end
+      "#{format('%.1f', size).delete_suffix('.0')} #{unit}"
+    end
+
+    def to_h # :nodoc:
+      { path:, byte_size:, content_type:, digest:, updated_at: }
+    end
+
+    def ==(other) # :nodoc:
+      other.is_a?(StoredFile) && [path, byte_size, content_type] == [other.path, other.byte_size, other.content_type] &&
+        digest == other.digest
+    end
+    alias eql? ==
+
+    def hash # :nodoc:
+      [path, byte_size, content_type].hash
+    end
+
+    def inspect # :nodoc:
+      "#<#{self.class.name} path: #{path.inspect}, byte_size: #{byte_size}, content_type: #{content_type.inspect}>"
+    end
+  end
+end

@@ -1,0 +1,130 @@
+# frozen_string_literal: true
+
+RSpec.describe RubyLLM::FileStore::Directory do
+  include TmpDirHelper
+
+  let(:root) { File.join(tmp_dir, 'store') }
+  let(:store) { described_class.new(root) }
+  let(:outside) { File.join(tmp_dir, 'outside').tap { |dir| FileUtils.mkdir_p(dir) } }
+
+  it_behaves_like 'a RubyLLM file store'
+
+  it 'creates its folder and reports it as local_root' do
+    expect(store.local_root).to eq(File.expand_path(root))
+    expect(File.directory?(root)).to be(true)
+  end
+
+  it 'reads files someone else put in its folder' do
+    FileUtils.mkdir_p(File.join(root, 'in'))
+    File.write(File.join(root, 'in/dropped.csv'), "a,b\n")
+    expect(store.list.map { |file| [file.path, file.content_type] }).to eq([['in/dropped.csv', 'text/csv']])
+  end
+
+  it 'leaves out hidden files and folders, and refuses to write one' do
+    FileUtils.mkdir_p(File.join(root, '.git'))
+    File.write(File.join(root, '.git/config'), 'x')
+    File.write(File.join(root, '.env'), 'SECRET=1')
+    store.write('seen.txt', 'x')
+    store.with_lock { nil }
+    expect(store.list.map(&:path)).to eq(['seen.txt'])
+    expect(store['.env']).to be_nil
+    expect { store.read('.env') }.to raise_error(RubyLLM::FileNotFoundError)
+    expect { store.write('.env', 'x') }.to raise_error(ArgumentError, /\.env is hidden/)
+  end
+
+  describe 'symbolic links' do
+    before do
+      File.write(File.join(outside, 'secret.txt'), 'secret')
+      store
+      File.symlink(File.join(outside, 'secret.txt'), File.join(root, 'link.txt'))
+      File.symlink(outside, File.join(root, 'linked'))
+    end
+
+    it 'neither lists nor reads through a link' do
+      expect(store.list).to be_empty
+      expect(store.list('linked')).to be_empty
+      expect(store['link.txt']).to be_nil
+      expect { store.read('link.txt') }.to raise_error(RubyLLM::FileNotFoundError)
+      expect { store.read('linked/secret.txt') }.to raise_error(RubyLLM::FileNotFoundError)
+    end
+
+    it 'never writes or deletes through a link' do
+      expect { store.write('linked/new.txt', 'x') }
+        .to raise_error(RubyLLM::FileStore::UnsafePathError, 'linked is a symbolic link, which the store does not follow')
+      expect(store.delete('linked/secret.txt')).to be_nil
+      expect(store.delete('link.txt')).to be_nil
+      expect(Dir.children(outside)).to eq(['secret.txt'])
+      expect(File.read(File.join(outside, 'secret.txt'))).to eq('secret')
+    end
+
+    it 'never follows a link swapped in while reads run' do
+      FileUtils.mkdir_p(File.join(root, 'swap'))
+      File.write(File.join(root, 'swap/secret.txt'), 'mine')
+      swapper = Thread.new do
+        200.times do
+          FileUtils.rm_rf(File.join(root, 'swap'))
+          File.symlink(outside, File.join(root, 'swap'))
+          File.unlink(File.join(root, 'swap'))
+          FileUtils.mkdir_p(File.join(root, 'swap'))
+          File.write(File.join(root, 'swap/.tmp'), 'mine')
+          File.rename(File.join(root, 'swap/.tmp'), File.join(root, 'swap/secret.txt'))
+        end
+      end
+      seen = []
+      seen << (store.read('swap/secret.txt') rescue nil) while swapper.alive? # rubocop:disable Style/RescueModifier
+      swapper.join
+      expect(seen.compact.uniq).to eq(['mine'])
+    end
+  end
+
+  it 'writes atomically: a reader sees the old file or the new one, never part' do
+    old = 'a' * 4_000_000
+    new = 'b' * 4_000_000
+    store.write('big.txt', old)
+    writer = Thread.new { 20.times { |i| store.write('big.txt', i.even? ? new : old) } }
+    reads = []
+    reads << store.read('big.txt') while writer.alive?
+    writer.join
+    expect(reads.map { |content| content == old || content == new }.uniq).to eq([true])
+    expect(Dir.children(root)).to eq(['big.txt'])
+  end
+
+  it 'leaves the old file whole when a write from an IO fails' do
+    store.write('doc.txt', 'old')
+    failing = Object.new
+    def failing.read(*)
+      @calls = (@calls || 0) + 1
+      raise IOError, 'the upload broke' if @calls > 1
+
+      +'partial'
+    end
+    expect { store.write('doc.txt', failing) }.to raise_error(IOError, 'the upload broke')
+    expect(store.read('doc.txt')).to eq('old')
+    expect(Dir.children(root)).to eq(['doc.txt'])
+  end
+
+  it 'locks across processes, so read-modify-write cycles do not interleave' do
+    store.write('counter.txt', '0')
+    pids = Array.new(2) do
+      fork do
+        other = described_class.new(root)
+        50.times do
+          other.with_lock do
+            value = other.read('counter.txt').to_i
+            sleep 0.0005
+            other.write('counter.txt', (value + 1).to_s)
+          end
+        end
+        exit!(0)
+      end
+    end
+    statuses = pids.map { |pid| Process.wait2(pid).last }
+    expect(statuses).to all(be_success)
+    expect(store.read('counter.txt')).to eq('100')
+  end
+
+  it 'computes a listed file digest when asked' do
+    store.write('a.txt', 'abc')
+    expect(store.list.first.digest).to eq(Digest::SHA256.hexdigest('abc'))
+  end
+end

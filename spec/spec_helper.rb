@@ -1,0 +1,30 @@
+# frozen_string_literal: true
+
+$LOAD_PATH.unshift File.expand_path('../lib', __dir__)
+require 'ruby_llm/file_store'
+require 'ruby_llm/file_store/rspec'
+require 'tmpdir'
+
+Dir[File.join(__dir__, 'support', '**', '*.rb')].each { |file| require file }
+
+RSpec.configure do |config|
+  config.disable_monkey_patching!
+  config.order = :random
+  config.example_status_persistence_file_path = '.rspec_status'
+  config.expect_with(:rspec) { |expectations| expectations.max_formatted_output_length = 400 }
+
+  # STRESS=1 runs the examples that call into the native extension under
+  # GC.stress, where a value the binding forgot to keep alive is collected at once.
+  if ENV['STRESS']
+    config.around do |example|
+      next example.run if example.metadata[:large]
+
+      GC.stress = true
+      begin
+        example.run
+      ensure
+        GC.stress = false
+      end
+    end
+  end
+end
