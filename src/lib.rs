@@ -7,7 +7,10 @@
 
 pub mod content_type;
 pub mod dir;
+pub mod edit;
 pub mod error;
 pub mod path;
+pub mod search;
+pub mod text;
 
 pub use error::{Error, Result};

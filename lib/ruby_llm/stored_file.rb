@@ -41,9 +41,11 @@ module RubyLLM
 
     # The SHA-256 of the content in hex, or nil when the store cannot tell.
     def digest
-      return @digest if @digest || !@digest_loader
+      return @digest unless @digest_loader
 
-      @digest = @digest_loader.call
+      loader = @digest_loader
+      @digest_loader = nil
+      @digest = loader.call
     end
 
     # The size for people: <tt>"812 bytes"</tt>, <tt>"1.5 KB"</tt>, <tt>"2.1 MB"</tt>.

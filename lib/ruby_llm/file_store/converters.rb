@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 module RubyLLM
-  class FileStore
+  class FileStore # :nodoc:
     # Turns files into text for read_file, search_files and FileStore#text, through
     # the converters registered by MIME type, then the built-in text converter.
     module Converters

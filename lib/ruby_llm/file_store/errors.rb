@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-module RubyLLM
+module RubyLLM # :nodoc:
   # Defined by ruby_llm itself when it is loaded; these stand in for it when the
   # store is used on its own, with the same initializer.
   unless const_defined?(:Error, false)
@@ -21,7 +21,7 @@ module RubyLLM
   #   chat.file_store.read("missing.txt") # raises RubyLLM::FileNotFoundError, "No file at missing.txt"
   class FileNotFoundError < StandardError; end unless const_defined?(:FileNotFoundError, false)
 
-  class FileStore
+  class FileStore # :nodoc:
     # Base class of the store's runtime failures.
     class Error < RubyLLM::Error; end
 

@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
-module RubyLLM
-  class FileStore
+module RubyLLM # :nodoc:
+  class FileStore # :nodoc:
     # Builds stores and converters: <tt>RubyLLM.file_store.memory</tt>,
     # <tt>.directory(path)</tt>, <tt>.converter.text</tt>.
     module Factory

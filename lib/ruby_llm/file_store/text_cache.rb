@@ -27,7 +27,6 @@ module RubyLLM
           @texts[key] = text
           @texts.shift while @texts.size > @capacity
         end
-        text
       end
 
       private

@@ -50,7 +50,8 @@ RSpec.describe RubyLLM::FileStore::Directory do
 
     it 'never writes or deletes through a link' do
       expect { store.write('linked/new.txt', 'x') }
-        .to raise_error(RubyLLM::FileStore::UnsafePathError, 'linked is a symbolic link, which the store does not follow')
+        .to raise_error(RubyLLM::FileStore::UnsafePathError,
+                        'linked is a symbolic link, which the store does not follow')
       expect(store.delete('linked/secret.txt')).to be_nil
       expect(store.delete('link.txt')).to be_nil
       expect(Dir.children(outside)).to eq(['secret.txt'])

@@ -1,0 +1,81 @@
+# frozen_string_literal: true
+
+# Puts the sample documents into a Directory store and shows what a chat gains.
+require 'ruby_llm/file_store'
+require 'tmpdir'
+
+# The demo's steps, each printing one section.
+class StoreDemo
+  FIXTURES = File.expand_path('../spec/fixtures', __dir__)
+  QUESTIONS = 10
+
+  def initialize(store)
+    @store = store
+  end
+
+  def run
+    fill
+    show_files
+    show_texts
+    show_resending
+  end
+
+  private
+
+  attr_reader :store
+
+  def section(title)
+    puts "\n== #{title}"
+  end
+
+  def one_line(file)
+    "#{file.path} (#{file.content_type}, #{file.human_size}) is in this chat's files"
+  end
+
+  def fill
+    Dir.children(FIXTURES).sort.each do |name|
+      File.open(File.join(FIXTURES, name), 'rb') { |io| store.write(name, io) }
+    end
+  end
+
+  def show_files
+    section "The store in #{store.local_root}"
+    store.each do |file|
+      puts format('  %-22<path>s %-20<type>s %<size>9s', path: file.path, type: file.content_type,
+                                                         size: file.human_size)
+    end
+  end
+
+  def show_texts
+    section 'What store.text reads'
+    store.each do |file|
+      text = store.text(file.path)
+      shown = if text
+                "#{text.lines.first.to_s.strip[0, 60]}... (#{text.length} characters)"
+              else
+                'no text: the model gets the file itself, or reads it with code'
+              end
+      puts "  #{file.path}: #{shown}"
+    end
+  end
+
+  def show_resending
+    section "A #{QUESTIONS}-question chat with every sample attached to the first question"
+    # Providers take attachments base64-encoded inside the JSON body.
+    attached = store.sum { |file| (file.byte_size + 2) / 3 * 4 }
+    lines = store.sum { |file| one_line(file).bytesize + 1 }
+    without = QUESTIONS * attached
+    with = attached + ((QUESTIONS - 1) * lines)
+    puts "  without a store, every request resends them: #{QUESTIONS} x #{attached} = #{without} bytes"
+    puts "  with a store, in full once, then a line each: #{attached} + #{QUESTIONS - 1} x #{lines} = #{with} bytes"
+    puts format('  bytes not resent: %<percent>.1f%%', percent: 100.0 * (without - with) / without)
+    show_lines
+  end
+
+  def show_lines
+    puts "\n  From the second question on, the model sees lines like:"
+    store.first(2).each { |file| puts "    #{one_line(file)}" }
+  end
+end
+
+Dir.mktmpdir('ruby_llm_file_store_demo') { |folder| StoreDemo.new(RubyLLM.file_store.directory(folder)).run }

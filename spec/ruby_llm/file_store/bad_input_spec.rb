@@ -1,0 +1,70 @@
+# frozen_string_literal: true
+
+# Every refusal crosses the native boundary as a named Ruby exception whose message
+# names the path or argument: never a panic, never a bare RuntimeError.
+RSpec.describe 'Bad input' do
+  include TmpDirHelper
+
+  let(:store) { RubyLLM.file_store.directory(File.join(tmp_dir, 'store')) }
+
+  def raised(&)
+    yield
+    nil
+  rescue StandardError => e
+    e
+  end
+
+  it 'refuses a name whose bytes are not UTF-8' do
+    name = "caf\xE9.txt".b
+    expect { store.write(name, 'x') }.to raise_error(ArgumentError, /is not a path inside the chat's files/)
+  end
+
+  it 'names a folder that cannot be created' do
+    expect { RubyLLM.file_store.directory('/proc/no-such-process/files') }
+      .to raise_error(RubyLLM::FileStore::DiskError, %r{/proc/no-such-process/files})
+  end
+
+  it 'names a path the disk refuses' do
+    long = "#{'x' * 300}.txt"
+    expect { store.write(long, 'x') }.to raise_error(RubyLLM::FileStore::DiskError, /#{long}: .*too long/i)
+  end
+
+  it 'names a path that runs through a symbolic link' do
+    FileUtils.ln_s(tmp_dir, File.join(store.local_root, 'escape'))
+    expect { store.write('escape/x.txt', 'x') }
+      .to raise_error(RubyLLM::FileStore::UnsafePathError, /\Aescape is a symbolic link/)
+  end
+
+  it 'names the file a folder was expected at, and the folder a file was expected at' do
+    store.write('a/b.txt', 'x')
+    expect { store.write('a/b.txt/c', 'x') }.to raise_error(ArgumentError, 'a/b.txt is a file, not a folder')
+    expect { store.read('a') }.to raise_error(ArgumentError, 'a is a folder, not a file')
+  end
+
+  it 'refuses to use a finished write' do
+    writer = RubyLLM::FileStore::Native::Directory.open(store.local_root).writer('w.txt')
+    writer.write('x')
+    writer.commit
+    expect { writer.write('y') }.to raise_error(ArgumentError, 'the write is already finished')
+    expect { writer.commit }.to raise_error(ArgumentError, 'the write is already finished')
+  end
+
+  it 'raises no RuntimeError and no error of an unnamed class anywhere' do
+    errors = [
+      raised { store.read('../etc/passwd') },
+      raised { store.read('nope') },
+      raised { store.delete('') },
+      raised { store.list('..') },
+      raised { store.write('x.txt', Object.new) },
+      raised { store.delete_folder(nil) }
+    ]
+    expect(errors).to all(be_a(StandardError))
+    expect(errors.map(&:class)).not_to include(RuntimeError)
+    expect(errors.map(&:class).uniq).to contain_exactly(ArgumentError, RubyLLM::FileNotFoundError)
+  end
+
+  it 'derives every store error from RubyLLM::Error' do
+    expect(RubyLLM::FileStore::DiskError.ancestors).to include(RubyLLM::FileStore::Error, RubyLLM::Error)
+    expect(RubyLLM::FileStore::UnsafePathError.ancestors).to include(RubyLLM::FileStore::Error)
+  end
+end

@@ -1,0 +1,157 @@
+//! The per-input half of the search: a [`Sink`] that keeps up to a cap of matching
+//! lines with their context and counts every match, and the searchers that feed it.
+
+use std::io;
+
+use grep_matcher::LineTerminator;
+use grep_regex::RegexMatcher;
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
+
+use super::{Source, MAX_LINE_CHARS};
+use crate::text::truncate_line;
+
+/// One line kept for display: its number, whether it matched, and its text.
+pub(super) struct Hit {
+    pub(super) line: u64,
+    pub(super) is_match: bool,
+    pub(super) text: String,
+}
+
+/// What searching one input found.
+pub(super) struct Found {
+    pub(super) hits: Vec<Hit>,
+    pub(super) matches: usize,
+}
+
+/// Collects up to `cap` matching lines with their context, and counts every match.
+struct Collect {
+    cap: usize,
+    context: u64,
+    kept: usize,
+    count: usize,
+    last_kept: u64,
+    hits: Vec<Hit>,
+    binary: bool,
+}
+
+/// A line's display text: ending stripped, lossy, cut to [`MAX_LINE_CHARS`].
+fn display(bytes: &[u8]) -> String {
+    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+    let text = String::from_utf8_lossy(bytes);
+    truncate_line(&text, MAX_LINE_CHARS).0.into_owned()
+}
+
+impl Sink for Collect {
+    type Error = io::Error;
+
+    fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> io::Result<bool> {
+        let first = mat.line_number().unwrap_or(0);
+        for (line, bytes) in (first..).zip(mat.lines()) {
+            self.count += 1;
+            if self.kept < self.cap {
+                self.kept += 1;
+                self.last_kept = line;
+                self.hits.push(Hit {
+                    line,
+                    is_match: true,
+                    text: display(bytes),
+                });
+            }
+        }
+        Ok(true)
+    }
+
+    fn context(&mut self, _: &Searcher, ctx: &SinkContext<'_>) -> io::Result<bool> {
+        let line = ctx.line_number().unwrap_or(0);
+        // Past the cap only the after-context of the last kept match is kept.
+        let wanted = self.kept < self.cap
+            || (self.count == self.kept && self.kept > 0 && line <= self.last_kept + self.context);
+        if wanted {
+            self.hits.push(Hit {
+                line,
+                is_match: false,
+                text: display(ctx.bytes()),
+            });
+        }
+        Ok(true)
+    }
+
+    fn binary_data(&mut self, _: &Searcher, _: u64) -> io::Result<bool> {
+        self.binary = true;
+        Ok(false)
+    }
+}
+
+/// The per-thread searchers: one with context and line numbers, one that only counts.
+pub(super) struct Searchers {
+    full: Searcher,
+    count: Searcher,
+}
+
+impl Searchers {
+    pub(super) fn new(context: usize) -> Self {
+        let build = |context: usize, numbers: bool| {
+            SearcherBuilder::new()
+                .line_number(numbers)
+                .line_terminator(LineTerminator::crlf())
+                .before_context(context)
+                .after_context(context)
+                .binary_detection(BinaryDetection::quit(b'\x00'))
+                .build()
+        };
+        Searchers {
+            full: build(context, true),
+            count: build(0, false),
+        }
+    }
+}
+
+fn has_bom(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"\xEF\xBB\xBF")
+        || bytes.starts_with(b"\xFF\xFE")
+        || bytes.starts_with(b"\xFE\xFF")
+}
+
+/// Searches one input; `None` when it is binary or cannot be read.
+pub(super) fn search_one(
+    searchers: &mut Searchers,
+    matcher: &RegexMatcher,
+    source: Source,
+    cap: usize,
+    context: usize,
+) -> Option<Found> {
+    let searcher = if cap == 0 {
+        &mut searchers.count
+    } else {
+        &mut searchers.full
+    };
+    let mut sink = Collect {
+        cap,
+        context: context as u64,
+        kept: 0,
+        count: 0,
+        last_kept: 0,
+        hits: Vec::new(),
+        binary: false,
+    };
+    let done = match source {
+        // A BOM goes through the reader, which strips it (or transcodes UTF-16) like a file.
+        Source::Bytes(bytes) if has_bom(&bytes) => {
+            searcher.search_reader(matcher, io::Cursor::new(&bytes[..]), &mut sink)
+        }
+        Source::Bytes(bytes) if memchr::memchr(0, &bytes).is_some() => return None,
+        Source::Bytes(bytes) => searcher.search_slice(matcher, &bytes, &mut sink),
+        Source::File(open) => match open() {
+            Ok(file) => searcher.search_file(matcher, &file, &mut sink),
+            Err(_) => return None,
+        },
+    };
+    if done.is_err() || sink.binary {
+        return None;
+    }
+    Some(Found {
+        hits: sink.hits,
+        matches: sink.count,
+    })
+}
