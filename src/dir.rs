@@ -68,6 +68,12 @@ impl Root {
         Ok(Root { fd })
     }
 
+    /// Another handle on the same folder, for work on other threads.
+    pub fn try_clone(&self) -> Result<Root> {
+        let fd = rustix::io::fcntl_dupfd_cloexec(&self.fd, 0).map_err(|e| Error::io(".", e))?;
+        Ok(Root { fd })
+    }
+
     /// The files inside the folder `prefix` (or all), sorted by path. Hidden files
     /// and folders and symbolic links are left out.
     pub fn list(&self, prefix: Option<&str>) -> Result<Vec<Entry>> {

@@ -16,6 +16,7 @@ require_relative 'file_store/errors'
 require_relative 'stored_file'
 require_relative 'file_store/extension'
 require_relative 'file_store/text_cache'
+require_relative 'file_store/reads'
 
 module RubyLLM
   # A FileStore keeps a chat's files: what people attach, what tools return, long tool
@@ -35,6 +36,12 @@ module RubyLLM
     # Converted texts each store keeps in memory, by default.
     CACHED_TEXTS = 100
 
+    # The largest file the model's tools write, by default: 25 MB.
+    MAX_FILE_SIZE = 25 * 1024 * 1024
+
+    # The largest file write_file and edit_file write to this store, in bytes.
+    attr_writer :max_file_size
+
     # Returns +name+ as a path inside a store: relative, with forward slashes, and
     # with a leading <tt>./</tt> or <tt>/</tt> and repeated slashes removed.
     #
@@ -49,7 +56,19 @@ module RubyLLM
     def initialize
       @store_lock = Monitor.new
       @text_cache = TextCache.new(CACHED_TEXTS)
+      @reads = Reads.new
     end
+
+    # The largest file write_file and edit_file write to this store, in bytes.
+    #
+    #   store.max_file_size = 5 * 1024 * 1024
+    def max_file_size
+      @max_file_size || MAX_FILE_SIZE
+    end
+
+    # What the model has read from this store, so its tools change only files it
+    # read as they are now.
+    attr_reader :reads
 
     # Returns the files inside the folder +prefix+, or every file, as StoredFile
     # objects sorted by path. A prefix is a folder: <tt>"rep"</tt> does not list
@@ -165,6 +184,30 @@ module RubyLLM
     def cache_text(file, text)
       @text_cache[file] = text
     end
+
+    # Lines of the file at +path+ as read_file shows them. Stores that can stream a
+    # file override it, so a read of a few lines does not load the whole file.
+    def read_lines(path, offset, limit, max_chars) # :nodoc:
+      Native.read_lines(read(path), offset, limit, max_chars)
+    end
+
+    # Characters of the file at +path+, streamed where the store can.
+    def read_chars(path, offset, limit) # :nodoc:
+      Native.read_chars(read(path), offset, limit)
+    end
+
+    # The first +bytes+ bytes of the file at +path+.
+    def head(path, bytes) # :nodoc:
+      read(path).byteslice(0, bytes)
+    end
+
+    # Greps +entries+, pairs of a path and its bytes; bytes of nil mean the store
+    # reads the file itself. Returns text, lines shown, total matches, files
+    # matched, and a summary when cut.
+    def search(entries, pattern, literal:, ignore_case:, context:, max_matches:) # :nodoc:
+      entries = entries.map { |path, bytes| [path, bytes || read(path)] }
+      Native.search(entries, pattern, literal, ignore_case, context, max_matches)
+    end
   end
 end
 
@@ -172,3 +215,4 @@ require_relative 'file_store/converters'
 require_relative 'file_store/memory'
 require_relative 'file_store/directory'
 require_relative 'file_store/factory'
+require_relative 'file_store/tools'

@@ -1,8 +1,8 @@
 # frozen_string_literal: true
 
 RSpec.describe RubyLLM::StoredFile do
-  def file(size, **options)
-    described_class.new(path: 'reports/q3.pdf', byte_size: size, content_type: 'application/pdf', **options)
+  def file(size, **options, &)
+    described_class.new(path: 'reports/q3.pdf', byte_size: size, content_type: 'application/pdf', **options, &)
   end
 
   it 'tells its file name' do

@@ -1,14 +1,19 @@
 //! `Native::Directory`: a folder store, every call off the GVL.
 
+use std::io::Read;
 use std::path::PathBuf;
+use std::sync::Arc;
 
-use magnus::{function, method, prelude::*, Error, RModule, RString, Ruby};
+use magnus::{function, method, prelude::*, Error, RArray, RModule, RString, Ruby};
 
 use file_store_core::dir::{Entry, Root};
+use file_store_core::search::Source;
+use file_store_core::Error as CoreError;
 
 use crate::errors;
 use crate::lock::Lock;
 use crate::nogvl::nogvl;
+use crate::text;
 use crate::writer::Writer;
 
 /// An entry as Ruby receives it: path, size, mtime seconds, mtime nanoseconds, type.
@@ -66,6 +71,19 @@ impl Directory {
 
     /// The digest of the file at `path` if it is still the version of that size and
     /// modification time, else nil.
+    /// The first `bytes` bytes of the file at `path`.
+    fn head(ruby: &Ruby, rb_self: &Self, path: String, bytes: u64) -> Result<RString, Error> {
+        let head = off_gvl(ruby, || {
+            let mut head = Vec::new();
+            let file = rb_self.root.open_file(&path)?;
+            file.take(bytes)
+                .read_to_end(&mut head)
+                .map_err(|e| CoreError::io(&path, e))?;
+            Ok(head)
+        })?;
+        Ok(ruby.str_from_slice(&head))
+    }
+
     fn digest_of(
         ruby: &Ruby,
         rb_self: &Self,
@@ -103,6 +121,60 @@ impl Directory {
         Ok(off_gvl(ruby, || rb_self.root.delete(&path))?.map(tuple))
     }
 
+    fn read_lines(
+        ruby: &Ruby,
+        rb_self: &Self,
+        path: String,
+        offset: usize,
+        limit: usize,
+        max_chars: usize,
+    ) -> Result<text::LinesTuple, Error> {
+        off_gvl(ruby, || {
+            let file = rb_self.root.open_file(&path)?;
+            text::lines_of(file, offset, limit, max_chars).map_err(|e| CoreError::io(&path, e))
+        })
+    }
+
+    fn read_chars(
+        ruby: &Ruby,
+        rb_self: &Self,
+        path: String,
+        offset: usize,
+        limit: usize,
+    ) -> Result<text::CharsTuple, Error> {
+        off_gvl(ruby, || {
+            let file = rb_self.root.open_file(&path)?;
+            text::chars_of(file, offset, limit).map_err(|e| CoreError::io(&path, e))
+        })
+    }
+
+    /// Searches `entries`, `[path, bytes]` pairs; a pair whose bytes are nil is read
+    /// from the folder.
+    #[allow(clippy::too_many_arguments)]
+    fn search(
+        ruby: &Ruby,
+        rb_self: &Self,
+        entries: RArray,
+        pattern: String,
+        literal: bool,
+        ignore_case: bool,
+        context: usize,
+        max_matches: usize,
+    ) -> Result<text::SearchTuple, Error> {
+        let root = Arc::new(rb_self.root.try_clone().map_err(|e| errors::map(ruby, e))?);
+        let inputs = text::inputs(entries, |path| {
+            let root = Arc::clone(&root);
+            Source::File(Box::new(move || {
+                root.open_file(&path).map_err(std::io::Error::other)
+            }))
+        })?;
+        text::run_search(
+            ruby,
+            inputs,
+            text::options(pattern, literal, ignore_case, context, max_matches),
+        )
+    }
+
     fn lock(ruby: &Ruby, rb_self: &Self) -> Result<Lock, Error> {
         Ok(Lock::new(off_gvl(ruby, || rb_self.root.lock())?))
     }
@@ -119,5 +191,9 @@ pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
     class.define_method("writer", method!(Directory::writer, 1))?;
     class.define_method("delete", method!(Directory::delete, 1))?;
     class.define_method("lock", method!(Directory::lock, 0))?;
+    class.define_method("head", method!(Directory::head, 2))?;
+    class.define_method("read_lines", method!(Directory::read_lines, 4))?;
+    class.define_method("read_chars", method!(Directory::read_chars, 3))?;
+    class.define_method("search", method!(Directory::search, 6))?;
     Ok(())
 }

@@ -20,6 +20,8 @@ static STORE_ERROR: Lazy<ExceptionClass> =
     Lazy::new(|ruby| lookup(ruby, "RubyLLM::FileStore::Error"));
 static UNSAFE_PATH: Lazy<ExceptionClass> =
     Lazy::new(|ruby| lookup(ruby, "RubyLLM::FileStore::UnsafePathError"));
+static EDIT_ERROR: Lazy<ExceptionClass> =
+    Lazy::new(|ruby| lookup(ruby, "RubyLLM::FileStore::EditError"));
 static DISK_ERROR: Lazy<ExceptionClass> =
     Lazy::new(|ruby| lookup(ruby, "RubyLLM::FileStore::DiskError"));
 
@@ -44,4 +46,9 @@ pub fn internal(ruby: &Ruby, message: String) -> magnus::Error {
         ruby.get_inner(&STORE_ERROR),
         format!("internal error: {message}"),
     )
+}
+
+/// A `RubyLLM::FileStore::EditError`: an edit that does not apply, said for the model.
+pub fn edit_refused(ruby: &Ruby, message: String) -> magnus::Error {
+    magnus::Error::new(ruby.get_inner(&EDIT_ERROR), message)
 }

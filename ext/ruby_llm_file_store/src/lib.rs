@@ -6,6 +6,7 @@ mod errors;
 mod lock;
 mod nogvl;
 mod paths;
+mod text;
 mod writer;
 
 use magnus::{prelude::*, Error, Ruby};
@@ -20,5 +21,6 @@ fn init(ruby: &Ruby) -> Result<(), Error> {
     directory::define(ruby, native)?;
     writer::define(ruby, native)?;
     lock::define(ruby, native)?;
+    text::define(ruby, native)?;
     Ok(())
 }

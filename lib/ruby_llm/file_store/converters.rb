@@ -48,6 +48,11 @@ module RubyLLM
         FileStore.file_converters
       end
 
+      # Whether a converter is registered for +type+ in +config+.
+      def registered?(type, config: nil)
+        candidates(registry(config), type).any?
+      end
+
       # +bytes+ as an attachment a converter or a model takes.
       def attachment(bytes, filename:, content_type:)
         if defined?(RubyLLM::Attachment)
@@ -70,12 +75,21 @@ module RubyLLM
         # Whether the built-in converter reads +attachment+: a text type, or a type
         # that says nothing and content without a NUL byte.
         def readable?(attachment)
-          type = attachment.mime_type.to_s
-          return true if type.start_with?('text/') || TEXT_TYPES.include?(type)
-          return false if OPAQUE_FAMILIES.any? { |family| type.start_with?(family) }
-          return false unless ['', 'application/octet-stream'].include?(type)
+          case readable_type?(attachment.mime_type)
+          when :text then true
+          when :unknown then !attachment.content.to_s.include?("\0")
+          else false
+          end
+        end
 
-          !attachment.content.to_s.include?("\0")
+        # :text for a type that holds text, :unknown for one that says nothing
+        # (the bytes decide: text unless they hold a NUL), false otherwise.
+        def readable_type?(type)
+          type = type.to_s
+          return :text if type.start_with?('text/') || TEXT_TYPES.include?(type)
+          return false if OPAQUE_FAMILIES.any? { |family| type.start_with?(family) }
+
+          ['', 'application/octet-stream'].include?(type) ? :unknown : false
         end
       end
     end

@@ -18,8 +18,9 @@ module RubyLLM
       attr_reader :local_root
 
       # Opens the folder at +path+, creating it when it is missing.
-      def initialize(path)
+      def initialize(path, max_file_size: nil)
         super()
+        self.max_file_size = max_file_size
         @local_root = File.expand_path(path.to_s)
         @native = Native::Directory.open(@local_root)
         @lock_depth = 0
@@ -71,6 +72,22 @@ module RubyLLM
             lock&.release
           end
         end
+      end
+
+      def read_lines(path, offset, limit, max_chars) # :nodoc:
+        @native.read_lines(FileStore.path(path), offset, limit, max_chars)
+      end
+
+      def read_chars(path, offset, limit) # :nodoc:
+        @native.read_chars(FileStore.path(path), offset, limit)
+      end
+
+      def head(path, bytes) # :nodoc:
+        @native.head(FileStore.path(path), bytes)
+      end
+
+      def search(entries, pattern, literal:, ignore_case:, context:, max_matches:) # :nodoc:
+        @native.search(entries, pattern, literal, ignore_case, context, max_matches)
       end
 
       def inspect # :nodoc:

@@ -29,6 +29,10 @@ module RubyLLM # :nodoc:
     # follows.
     class UnsafePathError < Error; end
 
+    # Raised when an edit does not apply: old_text is missing, ambiguous, empty, or
+    # the same as new_text. The message says which, for the model.
+    class EditError < Error; end
+
     # Raised when the disk refuses or fails an operation; the message names the path.
     class DiskError < Error; end
   end

@@ -10,15 +10,15 @@ module RubyLLM # :nodoc:
       # A new FileStore::Memory.
       #
       #   RubyLLM.file_store.memory
-      def memory
-        Memory.new
+      def memory(max_file_size: nil)
+        Memory.new(max_file_size:)
       end
 
       # A FileStore::Directory on the folder at +path+, created when missing.
       #
       #   RubyLLM.file_store.directory("tmp/work")
-      def directory(path)
-        Directory.new(path)
+      def directory(path, max_file_size: nil)
+        Directory.new(path, max_file_size:)
       end
 
       # The built-in converters, to register in <tt>config.file_converters</tt>.

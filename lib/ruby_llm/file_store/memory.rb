@@ -10,8 +10,9 @@ module RubyLLM
       CHUNK = 1024 * 1024
       private_constant :CHUNK
 
-      def initialize
-        super
+      def initialize(max_file_size: nil)
+        super()
+        self.max_file_size = max_file_size
         @files = {}
         @folders = Hash.new(0)
         @mutex = Mutex.new

@@ -62,7 +62,8 @@ RSpec.describe RubyLLM::FileStore::Directory do
       FileUtils.mkdir_p(File.join(root, 'swap'))
       File.write(File.join(root, 'swap/secret.txt'), 'mine')
       swapper = Thread.new do
-        200.times do
+        # Under GC.stress every swap is slow; a few still race the reads.
+        (ENV['STRESS'] ? 3 : 200).times do
           FileUtils.rm_rf(File.join(root, 'swap'))
           File.symlink(outside, File.join(root, 'swap'))
           File.unlink(File.join(root, 'swap'))

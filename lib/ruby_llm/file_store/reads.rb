@@ -1,0 +1,49 @@
+# frozen_string_literal: true
+
+module RubyLLM
+  class FileStore
+    # What the model has read, by path: the version of each file it last saw. Tools
+    # change a file only when the model read the version that is there now.
+    #
+    # A version is the file's digest, so a read followed by an edit never fails
+    # when nothing changed, whatever the clock says. A file larger than
+    # DIGEST_LIMIT is identified by its size and time of change instead, so that
+    # reading a few lines of a huge file does not read all of it.
+    class Reads # :nodoc:
+      DIGEST_LIMIT = 64 * 1024 * 1024
+
+      def initialize
+        @versions = {}
+        @mutex = Mutex.new
+      end
+
+      # Notes that the model saw +file+ as it is.
+      def remember(file)
+        version = version_of(file)
+        @mutex.synchronize { @versions[file.path] = version }
+      end
+
+      # Forgets +path+, as when the file is deleted.
+      def forget(path)
+        @mutex.synchronize { @versions.delete(path) }
+      end
+
+      # nil when the model may change +file+; otherwise why not, for the model.
+      def refusal(file)
+        seen = @mutex.synchronize { @versions[file.path] }
+        return "#{file.path} exists and has not been read. Read it with read_file before changing it." unless seen
+        return if seen == version_of(file)
+
+        "#{file.path} changed since it was read. Read it again with read_file before changing it."
+      end
+
+      private
+
+      def version_of(file)
+        return [:size_and_time, file.byte_size, file.updated_at] if file.byte_size > DIGEST_LIMIT
+
+        file.digest || [:size_and_time, file.byte_size, file.updated_at]
+      end
+    end
+  end
+end

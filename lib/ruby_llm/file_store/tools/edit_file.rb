@@ -1,0 +1,44 @@
+# frozen_string_literal: true
+
+module RubyLLM
+  class FileStore
+    module Tools
+      # edit_file: replaces one exact span of a file the model has read, changing no
+      # other byte.
+      class EditFile < Base
+        def self.description
+          'Replaces old_text with new_text in a file of this chat. old_text must match exactly one place ' \
+            '(include surrounding lines to pick one), or pass replace_all: true. Read the file first.'
+        end
+
+        def self.parameters
+          {
+            path: { type: 'string', description: 'The file to edit.' },
+            old_text: { type: 'string', description: 'The exact text to replace, as read_file shows it ' \
+                                                     '(without the line numbers).' },
+            new_text: { type: 'string', description: 'The text to put in its place.' },
+            replace_all: { type: 'boolean', required: false, description: 'Replace every place old_text matches.' }
+          }
+        end
+
+        private
+
+        def run(path:, old_text:, new_text:, replace_all: false)
+          store.with_lock do
+            file = store.find(path)
+            check_read(file)
+            content, replacements, changed = Native.edit(store.read(file.path), old_text.to_s, new_text.to_s,
+                                                         flag(replace_all))
+            refuse_large(file.path, content.bytesize)
+            written = store.write(file.path, content, content_type: file.content_type)
+            store.reads.remember(written)
+            places = replacements == 1 ? '1 place' : "#{replacements} places"
+            "Edited #{file.path}: #{places} changed.\n#{changed.chomp}"
+          end
+        rescue EditError => e
+          "Error: #{e.message}"
+        end
+      end
+    end
+  end
+end

@@ -1,0 +1,102 @@
+# frozen_string_literal: true
+
+module RubyLLM
+  class FileStore
+    module Tools
+      # read_file: numbered lines (or characters) of a file's text, streamed, with a
+      # trailer that says what was shown and where to read on.
+      class ReadFile < Base
+        DEFAULT_LINES = 2000
+        DEFAULT_CHARACTERS = 20_000
+        MAX_LINE_CHARACTERS = 2000
+        UNITS = %w[lines characters].freeze
+
+        def self.description
+          'Reads a file of this chat as text: numbered lines from offset (1-based), at most limit lines ' \
+            '(default 2000), or characters with unit "characters". PDFs and other formats are read through ' \
+            'converters; an image comes back as the file itself.'
+        end
+
+        def self.parameters
+          {
+            path: { type: 'string', description: 'The file, like "reports/q3.pdf".' },
+            offset: { type: 'integer', required: false,
+                      description: 'Lines: the first line to show (1-based). Characters: how many to skip.' },
+            limit: { type: 'integer', required: false, description: 'How many lines or characters to show at most.' },
+            unit: { type: 'string', required: false, description: '"lines" (the default) or "characters".' }
+          }
+        end
+
+        private
+
+        def run(path:, offset: nil, limit: nil, unit: nil)
+          unit = unit_of(unit)
+          file = find(path)
+          result = read(file, TextSource.new(store, config).for(file), unit, offset, limit)
+          store.reads.remember(file)
+          result
+        end
+
+        def unit_of(unit)
+          unit = unit.to_s.strip
+          return 'lines' if unit.empty?
+          return unit if UNITS.include?(unit)
+
+          raise ArgumentError, "unit must be \"lines\" or \"characters\", not #{unit.inspect}"
+        end
+
+        def find(path)
+          store.find(path)
+        rescue FileNotFoundError
+          raise FileNotFoundError, "No file at #{FileStore.path(path)}. list_files shows the files there are."
+        end
+
+        def read(file, (kind, text), unit, offset, limit)
+          case kind
+          when :raw, :converted
+            unit == 'lines' ? lines(file, text, offset, limit) : characters(file, text, offset, limit)
+          when :file
+            FileResult.new("#{describe(file)} is attached as the file itself.", store.attachment(file.path, file:))
+          else
+            "#{describe(file)} has no text to read. Read it with code, if you can run code."
+          end
+        end
+
+        def lines(file, text, offset, limit)
+          offset = integer(offset, 'offset', minimum: 1) || 1
+          limit = integer(limit, 'limit', minimum: 1) || DEFAULT_LINES
+          slice = if text
+                    Native.read_lines(text.b, offset, limit, MAX_LINE_CHARACTERS)
+                  else
+                    store.read_lines(file.path, offset, limit, MAX_LINE_CHARACTERS)
+                  end
+          body = slice.first.chomp
+          trailer = slice.last
+          [body, trailer].compact.reject(&:empty?).join("\n")
+        end
+
+        def characters(file, text, offset, limit)
+          offset = integer(offset, 'offset', minimum: 0) || 0
+          limit = integer(limit, 'limit', minimum: 1) || DEFAULT_CHARACTERS
+          body, from, count, total = if text
+                                       Native.read_chars(text.b, offset, limit)
+                                     else
+                                       store.read_chars(file.path, offset, limit)
+                                     end
+          [body, character_trailer(from, count, total)].compact.join("\n")
+        end
+
+        def character_trailer(from, count, total)
+          last = from + count
+          return if from.zero? && total == last
+          return "[The text has #{total} characters; offset #{from} is past the end.]" if total && count.zero?
+
+          shown = "characters #{from}-#{last - 1}"
+          return "[Showing #{shown} of #{total}.]" if total == last
+
+          "[Showing #{shown}; more follow. Read on with offset: #{last}.]"
+        end
+      end
+    end
+  end
+end

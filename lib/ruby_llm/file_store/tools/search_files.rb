@@ -1,0 +1,71 @@
+# frozen_string_literal: true
+
+module RubyLLM
+  class FileStore
+    module Tools
+      # search_files: grep over the text of every file that reads as text, in path
+      # order, with linear-time regexes.
+      class SearchFiles < Base
+        MAX_MATCHES = 200
+        MAX_CONTEXT = 20
+
+        def self.description
+          'Searches the text of this chat\'s files, like grep: lines as path:line: text. pattern is a regular ' \
+            'expression unless literal is true. PDFs and other formats are searched through converters.'
+        end
+
+        def self.parameters
+          {
+            pattern: { type: 'string', description: 'A regular expression (Rust syntax), or text with literal: true.' },
+            path: { type: 'string', required: false, description: 'A folder or file to search. Leave out for all.' },
+            literal: { type: 'boolean', required: false, description: 'Match pattern as plain text.' },
+            ignore_case: { type: 'boolean', required: false, description: 'Ignore letter case.' },
+            context: { type: 'integer', required: false, description: 'Lines to show before and after each match.' }
+          }
+        end
+
+        private
+
+        def run(pattern:, path: nil, literal: false, ignore_case: false, context: 0)
+          pattern = pattern.to_s
+          raise ArgumentError, 'pattern is empty: say what to search for' if pattern.empty?
+
+          context = [integer(context, 'context', minimum: 0) || 0, MAX_CONTEXT].min
+          files = files_in(scope(path))
+          entries = entries_for(files)
+          text, shown, total, _matched, summary = store.search(entries, pattern, literal: flag(literal),
+                                                                                 ignore_case: flag(ignore_case),
+                                                                                 context:, max_matches: MAX_MATCHES)
+          return "No matches for #{pattern.inspect} in #{count(entries.size)}." if shown.zero? && total.zero?
+
+          [text.chomp, summary].compact.join("\n")
+        end
+
+        def files_in(folder)
+          return store.list unless folder
+
+          file = store[folder]
+          return [file] if file
+
+          files = store.list(folder)
+          raise FileNotFoundError, "No file or folder at #{folder}. list_files shows the files there are." if
+            files.empty?
+
+          files
+        end
+
+        def entries_for(files)
+          source = TextSource.new(store, config)
+          files.filter_map do |file|
+            bytes = source.searchable(file)
+            [file.path, bytes] unless bytes == false
+          end
+        end
+
+        def count(files)
+          files == 1 ? '1 file' : "#{files} files"
+        end
+      end
+    end
+  end
+end

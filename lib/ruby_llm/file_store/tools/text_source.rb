@@ -1,0 +1,56 @@
+# frozen_string_literal: true
+
+module RubyLLM
+  class FileStore
+    module Tools
+      # How a file reads as text: its own bytes, a converter's text, the file itself
+      # for a model with vision, or not at all.
+      class TextSource
+        SNIFF_BYTES = 8192
+        SEEN_AS_FILES = %w[image/ application/pdf].freeze
+
+        def initialize(store, config)
+          @store = store
+          @config = config
+        end
+
+        # [:raw], [:converted, text], [:file] or [:none] for +file+.
+        def for(file)
+          type = file.content_type.to_s
+          if Converters.registered?(type, config: @config)
+            text = @store.text(file.path, config: @config)
+            return [:converted, text] if text
+          elsif raw?(file, type)
+            return [:raw]
+          end
+          seen_as_file?(type) ? [:file] : [:none]
+        end
+
+        # The bytes search_files greps for +file+: nil to read the file itself, its
+        # converted text, or false when it has no text.
+        def searchable(file)
+          kind, text = self.for(file)
+          case kind
+          when :raw then nil
+          when :converted then text.b
+          else false
+          end
+        end
+
+        private
+
+        def raw?(file, type)
+          readable = Converters::Text.readable_type?(type)
+          return false unless readable
+          return true if file.byte_size.zero?
+
+          !Native.binary?(@store.head(file.path, SNIFF_BYTES))
+        end
+
+        def seen_as_file?(type)
+          SEEN_AS_FILES.any? { |prefix| type.start_with?(prefix) }
+        end
+      end
+    end
+  end
+end

@@ -1,0 +1,36 @@
+# frozen_string_literal: true
+
+module RubyLLM
+  class FileStore
+    module Tools
+      # write_file: creates a file, or replaces one the model has read as it is now.
+      class WriteFile < Base
+        def self.description
+          'Creates a file in this chat\'s files, or replaces one. Read a file with read_file before replacing it.'
+        end
+
+        def self.parameters
+          {
+            path: { type: 'string', description: 'The file to write, like "notes/summary.md".' },
+            content: { type: 'string', description: 'The whole content of the file.' }
+          }
+        end
+
+        private
+
+        def run(path:, content:)
+          path = FileStore.path(path)
+          content = content.to_s
+          refuse_large(path, content.bytesize)
+          store.with_lock do
+            existing = store[path]
+            check_read(existing) if existing
+            written = store.write(path, content)
+            store.reads.remember(written)
+            "Wrote #{describe(written)}"
+          end
+        end
+      end
+    end
+  end
+end

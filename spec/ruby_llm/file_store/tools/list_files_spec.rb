@@ -1,0 +1,43 @@
+# frozen_string_literal: true
+
+RSpec.describe RubyLLM::FileStore::Tools::ListFiles do
+  each_store do
+    let(:tool) { described_class.new(store) }
+
+    it 'says when the store is empty' do
+      expect(tool.call).to eq('No files in this chat yet.')
+      expect(tool.call(path: 'reports')).to eq('No files in reports.')
+    end
+
+    it 'lists one line per file, sorted, with type and size' do
+      store.write('reports/q3.pdf', "%PDF-1.7\n#{'x' * 2000}")
+      store.write('brief.md', '# Brief')
+      expect(tool.call).to eq("brief.md (text/markdown, 7 bytes)\nreports/q3.pdf (application/pdf, 2 KB)")
+    end
+
+    it 'lists one folder, and treats ".", "/" and blank as everything' do
+      store.write('reports/q3.pdf', '%PDF')
+      store.write('rep.txt', 'x')
+      expect(tool.call(path: 'reports')).to eq('reports/q3.pdf (application/pdf, 4 bytes)')
+      expect(tool.call(path: 'rep')).to eq('No files in rep.')
+      ['.', '/', ' ', ''].each { |all| expect(tool.call(path: all).lines.size).to eq(2) }
+    end
+
+    it 'lists a single file when path names one' do
+      store.write('rep.txt', 'x')
+      expect(tool.call(path: 'rep.txt')).to eq('rep.txt (text/plain, 1 byte)')
+    end
+
+    it 'shows at most 1,000 lines and says how many more there are' do
+      1005.times { |i| store.write(format('f/%04d.txt', i), 'x') }
+      lines = tool.call.lines(chomp: true)
+      expect(lines.size).to eq(1001)
+      expect(lines[999]).to eq('f/0999.txt (text/plain, 1 byte)')
+      expect(lines.last).to eq('[5 more files not shown. Narrow the list with path.]')
+    end
+
+    it 'answers a bad path with an error message' do
+      expect(tool.call(path: '../etc')).to eq(%(Error: "../etc" is not a path inside the chat's files))
+    end
+  end
+end
