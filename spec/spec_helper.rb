@@ -1,6 +1,12 @@
 # frozen_string_literal: true
 
 $LOAD_PATH.unshift File.expand_path('../lib', __dir__)
+# RUBY_LLM_PATH names a folder of ruby_llm and its runtime dependencies, one lib/
+# each; with it the specs tagged :ruby_llm run against the real thing.
+if ENV['RUBY_LLM_PATH']
+  Dir[File.join(ENV['RUBY_LLM_PATH'], '*', 'lib')].each { |lib| $LOAD_PATH.unshift(lib) }
+  require 'ruby_llm'
+end
 require 'ruby_llm/file_store'
 require 'ruby_llm/file_store/rspec'
 require 'tmpdir'
@@ -12,6 +18,11 @@ RSpec.configure do |config|
   config.order = :random
   config.example_status_persistence_file_path = '.rspec_status'
   config.expect_with(:rspec) { |expectations| expectations.max_formatted_output_length = 400 }
+
+  config.before(:each, :ruby_llm) do
+    skip 'needs ruby_llm: set RUBY_LLM_PATH to a folder of ruby_llm and its dependencies' unless
+      defined?(RubyLLM::Chat)
+  end
 
   # STRESS=1 runs the examples that call into the native extension under
   # GC.stress, where a value the binding forgot to keep alive is collected at once.

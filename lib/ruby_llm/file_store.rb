@@ -152,7 +152,7 @@ module RubyLLM
       cached = cached_text(file)
       return cached if cached
 
-      Converters.convert(attachment(file.path, file:), config:).tap do |text|
+      Converters.convert(attachment(file.path, file:), config:, content_type: file.content_type).tap do |text|
         cache_text(file, text) if text
       end
     end
@@ -216,3 +216,4 @@ require_relative 'file_store/memory'
 require_relative 'file_store/directory'
 require_relative 'file_store/factory'
 require_relative 'file_store/tools'
+require_relative 'file_store/ruby_llm' if defined?(RubyLLM::Chat)

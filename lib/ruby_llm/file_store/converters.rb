@@ -23,13 +23,15 @@ module RubyLLM
 
       module_function
 
-      # The text of +attachment+, or nil when no converter reads it.
-      def convert(attachment, config: nil)
-        candidates(registry(config), attachment.mime_type).each do |converter|
+      # The text of +attachment+, or nil when no converter reads it. Converters are
+      # chosen by +content_type+, the type the store keeps, when given.
+      def convert(attachment, config: nil, content_type: nil)
+        type = content_type || attachment.mime_type
+        candidates(registry(config), type).each do |converter|
           text = converter.call(attachment)
           return text if text
         end
-        Text.call(attachment) if Text.readable?(attachment)
+        Text.call(attachment) if Text.readable?(attachment, type)
       end
 
       # The converters to try for +type+: exact matches, then the family
@@ -74,8 +76,8 @@ module RubyLLM
 
         # Whether the built-in converter reads +attachment+: a text type, or a type
         # that says nothing and content without a NUL byte.
-        def readable?(attachment)
-          case readable_type?(attachment.mime_type)
+        def readable?(attachment, type = attachment.mime_type)
+          case readable_type?(type)
           when :text then true
           when :unknown then !attachment.content.to_s.include?("\0")
           else false
@@ -103,3 +105,5 @@ module RubyLLM
     end
   end
 end
+
+require_relative 'converters/ocr'

@@ -34,8 +34,17 @@ module RubyLLM # :nodoc:
       module_function
 
       # Reads a file as it is.
+      #
+      #   config.file_converters["application/x-subrip"] = RubyLLM.file_store.converter.text
       def text
         Converters::Text
+      end
+
+      # Reads PDFs, scans and photos with RubyLLM.ocr; takes its options.
+      #
+      #   config.file_converters["image/*"] = RubyLLM.file_store.converter.ocr(model: "mistral-ocr-latest")
+      def ocr(**options)
+        Converters::OCR.new(**options)
       end
     end
   end

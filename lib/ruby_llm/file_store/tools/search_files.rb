@@ -57,9 +57,17 @@ module RubyLLM
         def entries_for(files)
           source = TextSource.new(store, config)
           files.filter_map do |file|
-            bytes = source.searchable(file)
+            bytes = searchable(source, file)
             [file.path, bytes] unless bytes == false
           end
+        end
+
+        # A file whose converter fails is left out of the search rather than ending
+        # it; read_file on that file says what went wrong.
+        def searchable(source, file)
+          source.searchable(file)
+        rescue StandardError
+          false
         end
 
         def count(files)

@@ -1,0 +1,84 @@
+# frozen_string_literal: true
+
+module RubyLLM
+  class FileStore
+    # The five tools as RubyLLM::Tool classes, each over one store. A chat with a file
+    # store gets one of each; they keep the names the model knows.
+    #
+    #   chat.with_tools(*RubyLLM::FileStore::ChatTools.for(store))
+    module ChatTools
+      # A RubyLLM::Tool that runs one of the plain Tools classes.
+      class Base < RubyLLM::Tool
+        class << self
+          attr_reader :plain, :tool_name
+
+          # Declares the plain tool this class runs, its name and its parameters.
+          def runs(plain, name)
+            @plain = plain
+            @tool_name = name
+            description plain.description
+            plain.parameters.each { |parameter, options| parameter(parameter, **options) }
+          end
+        end
+
+        # The store the tool works on.
+        attr_reader :store
+
+        def initialize(store, config: nil)
+          super()
+          @store = store
+          @tool = self.class.plain.new(store, config:)
+        end
+
+        private
+
+        def run(**arguments)
+          result = @tool.call(**arguments)
+          result.is_a?(Tools::Base::FileResult) ? [result.text, result.attachment] : result
+        end
+      end
+
+      # list_files
+      class ListFiles < Base
+        runs Tools::ListFiles, 'list_files'
+
+        def execute(path: nil) = run(path:)
+      end
+
+      # read_file
+      class ReadFile < Base
+        runs Tools::ReadFile, 'read_file'
+
+        def execute(path:, offset: nil, limit: nil, unit: nil) = run(path:, offset:, limit:, unit:)
+      end
+
+      # search_files
+      class SearchFiles < Base
+        runs Tools::SearchFiles, 'search_files'
+
+        def execute(pattern:, path: nil, literal: false, ignore_case: false, context: 0)
+          run(pattern:, path:, literal:, ignore_case:, context:)
+        end
+      end
+
+      # write_file
+      class WriteFile < Base
+        runs Tools::WriteFile, 'write_file'
+
+        def execute(path:, content:) = run(path:, content:)
+      end
+
+      # edit_file
+      class EditFile < Base
+        runs Tools::EditFile, 'edit_file'
+
+        def execute(path:, old_text:, new_text:, replace_all: false) = run(path:, old_text:, new_text:, replace_all:)
+      end
+
+      # One of each tool over +store+.
+      def self.for(store, config: nil)
+        [ListFiles, ReadFile, SearchFiles, WriteFile, EditFile].map { |tool| tool.new(store, config:) }
+      end
+    end
+  end
+end

@@ -1,0 +1,38 @@
+# frozen_string_literal: true
+
+RSpec.describe 'RubyLLM::FileStore::ChatTools', :ruby_llm do
+  let(:store) { RubyLLM.file_store.memory }
+  let(:tools) { RubyLLM::FileStore::ChatTools.for(store).to_h { |tool| [tool.name, tool] } }
+
+  it 'gives the model five RubyLLM::Tool instances with their names' do
+    expect(tools.keys).to eq(%w[list_files read_file search_files write_file edit_file])
+    expect(tools.values).to all(be_a(RubyLLM::Tool))
+  end
+
+  it 'declares the parameters of the model-facing contract' do
+    properties = tools.transform_values { |tool| tool.parameters_schema['properties'].keys }
+    expect(properties).to eq('list_files' => %w[path], 'read_file' => %w[path offset limit unit],
+                             'search_files' => %w[pattern path literal ignore_case context],
+                             'write_file' => %w[path content], 'edit_file' => %w[path old_text new_text replace_all])
+    expect(tools['edit_file'].parameters_schema['required']).to eq(%w[path old_text new_text])
+  end
+
+  it 'runs with the arguments a model sends, as string keys' do
+    tools['write_file'].call({ 'path' => 'a.md', 'content' => "one\ntwo" })
+    expect(tools['read_file'].call({ 'path' => 'a.md', 'offset' => '2' })).to eq("     2\ttwo\n[Showing line 2 of 2.]")
+    expect(tools['search_files'].call({ 'pattern' => 'one' })).to eq('a.md:1: one')
+    expect(tools['edit_file'].call({ 'path' => 'a.md', 'old_text' => 'one', 'new_text' => '1' })).to start_with('Edited')
+  end
+
+  it 'returns an image as a RubyLLM::Attachment beside its line' do
+    store.write('chart.png', File.binread(File.expand_path('../../../fixtures/chart.png', __dir__)))
+    text, attachments = RubyLLM::Tool.split_result(tools['read_file'].call({ 'path' => 'chart.png' }))
+    expect(text).to eq('chart.png (image/png, 1.8 KB) is attached as the file itself.')
+    expect(attachments.map(&:mime_type)).to eq(['image/png'])
+  end
+
+  it 'answers bad arguments with a message, not an exception' do
+    expect(tools['read_file'].call({ 'path' => '../x' })).to eq(%(Error: "../x" is not a path inside the chat's files))
+    expect(tools['read_file'].call({})).to eq(error: 'Invalid tool arguments: missing keyword: path')
+  end
+end
