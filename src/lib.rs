@@ -11,6 +11,7 @@ pub mod edit;
 pub mod error;
 pub mod path;
 pub mod search;
+pub mod spill;
 pub mod text;
 
 pub use error::{Error, Result};

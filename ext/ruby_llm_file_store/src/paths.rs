@@ -2,12 +2,13 @@
 
 use magnus::{function, Error, RModule, RString, Ruby};
 
-use file_store_core::{content_type, path};
+use file_store_core::{content_type, path, spill as spilling};
 
 pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
     native.define_module_function("path", function!(normalize, 1))?;
     native.define_module_function("content_type", function!(detect_type, 2))?;
     native.define_module_function("numbered", function!(numbered, 2))?;
+    native.define_module_function("spill", function!(spill, 2))?;
     Ok(())
 }
 
@@ -29,4 +30,11 @@ fn detect_type(name: String, head: RString) -> String {
 /// `report.pdf` as its `n`th version: `report-2.pdf`.
 fn numbered(name: String, n: usize) -> String {
     path::numbered(&name, n)
+}
+
+/// A long tool result as saved (JSON pretty-printed), its path, and the preview the
+/// model gets: `[saved, path, preview]`.
+fn spill(tool: String, result: String) -> (String, String, String) {
+    let spilled = spilling::spill(&tool, &result);
+    (spilled.saved, spilled.path, spilled.preview)
 }

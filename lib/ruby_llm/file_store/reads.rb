@@ -8,9 +8,9 @@ module RubyLLM
     # A version is the file's digest, so a read followed by an edit never fails
     # when nothing changed, whatever the clock says. A file larger than
     # DIGEST_LIMIT is identified by its size and time of change instead, so that
-    # reading a few lines of a huge file does not read all of it.
+    # reading a few lines of a large file does not read all of it.
     class Reads # :nodoc:
-      DIGEST_LIMIT = 64 * 1024 * 1024
+      DIGEST_LIMIT = 16 * 1024 * 1024
 
       def initialize
         @versions = {}

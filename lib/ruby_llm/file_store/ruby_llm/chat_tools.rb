@@ -9,6 +9,9 @@ module RubyLLM
     module ChatTools
       # A RubyLLM::Tool that runs one of the plain Tools classes.
       class Base < RubyLLM::Tool
+        # The tools page their own output; spilling it to a file would only hide it.
+        spill_to_file false
+
         class << self
           attr_reader :plain, :tool_name
 
@@ -24,10 +27,10 @@ module RubyLLM
         # The store the tool works on.
         attr_reader :store
 
-        def initialize(store, config: nil)
+        def initialize(store, config: nil, on_write: nil)
           super()
           @store = store
-          @tool = self.class.plain.new(store, config:)
+          @tool = self.class.plain.new(store, config:, on_write:)
         end
 
         private
@@ -76,8 +79,13 @@ module RubyLLM
       end
 
       # One of each tool over +store+.
-      def self.for(store, config: nil)
-        [ListFiles, ReadFile, SearchFiles, WriteFile, EditFile].map { |tool| tool.new(store, config:) }
+      def self.for(store, config: nil, on_write: nil)
+        all.map { |tool| tool.new(store, config:, on_write:) }
+      end
+
+      # The five tool classes.
+      def self.all
+        [ListFiles, ReadFile, SearchFiles, WriteFile, EditFile]
       end
     end
   end

@@ -12,9 +12,11 @@ module RubyLLM
 
         attr_reader :store, :config
 
-        def initialize(store, config: nil)
+        # +on_write+ receives each StoredFile the tool writes.
+        def initialize(store, config: nil, on_write: nil)
           @store = store
           @config = config
+          @on_write = on_write
         end
 
         # Runs the tool with the model's arguments; a failure is returned as a
@@ -64,6 +66,12 @@ module RubyLLM
 
         def human(bytes)
           StoredFile.new(path: 'x', byte_size: bytes, content_type: nil).human_size
+        end
+
+        def wrote(file)
+          store.reads.remember(file)
+          @on_write&.call(file)
+          file
         end
 
         def check_read(file)

@@ -30,8 +30,7 @@ module RubyLLM
             content, replacements, changed = Native.edit(store.read(file.path), old_text.to_s, new_text.to_s,
                                                          flag(replace_all))
             refuse_large(file.path, content.bytesize)
-            written = store.write(file.path, content, content_type: file.content_type)
-            store.reads.remember(written)
+            wrote(store.write(file.path, content, content_type: file.content_type))
             places = replacements == 1 ? '1 place' : "#{replacements} places"
             "Edited #{file.path}: #{places} changed.\n#{changed.chomp}"
           end

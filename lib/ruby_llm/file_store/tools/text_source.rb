@@ -12,12 +12,13 @@ module RubyLLM
         def initialize(store, config)
           @store = store
           @config = config
+          @registered = Hash.new { |known, type| known[type] = Converters.registered?(type, config: @config) }
         end
 
         # [:raw], [:converted, text], [:file] or [:none] for +file+.
         def for(file)
           type = file.content_type.to_s
-          if Converters.registered?(type, config: @config)
+          if @registered[type]
             text = @store.text(file.path, config: @config)
             return [:converted, text] if text
           elsif raw?(file, type)
@@ -27,14 +28,15 @@ module RubyLLM
         end
 
         # The bytes search_files greps for +file+: nil to read the file itself, its
-        # converted text, or false when it has no text.
+        # converted text, or false when it has no text. The search skips a file
+        # with a NUL byte on its own, so no file is opened here to check first.
         def searchable(file)
-          kind, text = self.for(file)
-          case kind
-          when :raw then nil
-          when :converted then text.b
-          else false
+          type = file.content_type.to_s
+          if @registered[type]
+            text = @store.text(file.path, config: @config)
+            return text.b if text
           end
+          Converters::Text.readable_type?(type) ? nil : false
         end
 
         private

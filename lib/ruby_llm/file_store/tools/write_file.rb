@@ -25,8 +25,7 @@ module RubyLLM
           store.with_lock do
             existing = store[path]
             check_read(existing) if existing
-            written = store.write(path, content)
-            store.reads.remember(written)
+            written = wrote(store.write(path, content))
             "Wrote #{describe(written)}"
           end
         end

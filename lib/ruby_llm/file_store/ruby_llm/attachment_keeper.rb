@@ -1,0 +1,57 @@
+# frozen_string_literal: true
+
+require 'digest'
+
+module RubyLLM
+  class FileStore
+    # Keeps a chat's attachments in its store, once each: under the file's own name,
+    # or <tt>report-2.pdf</tt> when a different file has that name already.
+    class AttachmentKeeper # :nodoc:
+      def initialize(store, on_write)
+        @store = store
+        @on_write = on_write
+        @kept = {}.compare_by_identity
+        @mutex = Mutex.new
+      end
+
+      # The StoredFile for +attachment+, kept now if it was not; nil for an attachment
+      # the store cannot hold (a URL, or a file already uploaded to the provider).
+      def keep(attachment)
+        @mutex.synchronize do
+          return @kept[attachment] if @kept.key?(attachment)
+
+          @kept[attachment] = store_attachment(attachment)
+        end
+      end
+
+      # A name for +filename+ that is one file-name part: no folders, no leading
+      # dots, no control characters.
+      def self.filename(filename)
+        name = File.basename(filename.to_s.tr('\\', '/')).gsub(/[\x00-\x1f\x7f]/, '').sub(/\A\.+/, '').strip
+        name.empty? ? 'attachment' : name
+      end
+
+      private
+
+      def store_attachment(attachment)
+        return if attachment.url? || attachment.provider_file?
+
+        content = attachment.content.to_s.b
+        path, existing = place(self.class.filename(attachment.filename), Digest::SHA256.hexdigest(content))
+        existing || @store.write(path, content).tap { |file| @on_write&.call(file) }
+      end
+
+      # The path for a file named +name+ with +digest+, and the file already there
+      # when it holds the same bytes: the name itself, or the first free
+      # <tt>name-N</tt>.
+      def place(name, digest)
+        (1..).each do |n|
+          path = n == 1 ? name : Native.numbered(name, n)
+          existing = @store[path]
+          return [path, nil] unless existing
+          return [path, existing] if existing.digest == digest
+        end
+      end
+    end
+  end
+end

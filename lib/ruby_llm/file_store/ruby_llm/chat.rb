@@ -1,0 +1,129 @@
+# frozen_string_literal: true
+
+module RubyLLM
+  class FileStore
+    # Chat#with_file_store and what it changes: the five tools, the per-request view
+    # of the messages, and long tool results spilled to files.
+    module ChatExtension
+      NOT_GIVEN = Object.new.freeze
+      private_constant :NOT_GIVEN
+
+      # Attaches +store+ to the chat, like with_tools attaches tools: the model gets
+      # list_files, read_file, search_files, write_file and edit_file, attachments
+      # become files it reads on demand, and a tool result longer than
+      # +spill_to_file+ characters is saved to a file (false sends every result
+      # whole). A String or Pathname is a folder for a Directory store. nil removes
+      # the store, and the next request sends everything again. Returns +self+.
+      #
+      #   chat.with_file_store
+      #   chat.with_file_store(RubyLLM.file_store.directory("tmp/work"), spill_to_file: 20_000)
+      #   chat.with_file_store(nil)
+      def with_file_store(store = NOT_GIVEN, spill_to_file: 10_000)
+        store = default_file_store if store.equal?(NOT_GIVEN)
+        detach_file_store
+        return self if store.nil?
+
+        attach_file_store(coerce_file_store(store), check_spill_limit(spill_to_file))
+        self
+      end
+
+      # The attached store, or nil.
+      def file_store
+        @file_store
+      end
+
+      # Calls the block with each StoredFile the conversation writes: attachments as
+      # they are kept, long tool results, and what the tools write. Returns +self+.
+      #
+      #   chat.after_file_write { |file| Rails.logger.info "#{file.path} (#{file.human_size})" }
+      def after_file_write(&block)
+        raise ArgumentError, 'after_file_write needs a block' unless block
+
+        file_write_callbacks << block
+        self
+      end
+
+      # Whether the provider takes +attachment+ for this chat's model, as the request
+      # would render it.
+      def provider_takes?(attachment) # :nodoc:
+        return true unless @provider
+
+        @provider_takes ||= Hash.new { |by_model, model| by_model[model] = {}.compare_by_identity }
+        takes = @provider_takes[@model&.id]
+        takes.key?(attachment) ? takes[attachment] : takes[attachment] = renders?(attachment)
+      end
+
+      private
+
+      def preprocessed_messages(list = messages)
+        return super unless @file_store
+
+        super(MessageView.new(keeper: @file_store_keeper, chat: self).call(list))
+      end
+
+      def add_tool_result_message(tool_call, result)
+        return super unless @file_store
+
+        content, attachments = Tool.split_result(result)
+        spiller = Spiller.new(@file_store, @file_store_spill, method(:file_written))
+        shown = spiller.call(tools[tool_call.name.to_sym], content)
+        return super if shown.equal?(content)
+
+        super(tool_call, attachments.empty? ? shown : [shown, *attachments])
+      end
+
+      def default_file_store
+        RubyLLM.file_store.memory
+      end
+
+      def coerce_file_store(store)
+        return Directory.new(store) if store.is_a?(String) || store.is_a?(Pathname)
+        return store if store.is_a?(FileStore)
+
+        raise ArgumentError, "with_file_store takes a RubyLLM::FileStore, a folder's path or nil, not #{store.inspect}"
+      end
+
+      def check_spill_limit(limit)
+        return limit if limit == false || (limit.is_a?(Integer) && limit.positive?)
+
+        raise ArgumentError, "spill_to_file takes a number of characters or false, not #{limit.inspect}"
+      end
+
+      def attach_file_store(store, spill)
+        @file_store = store
+        @file_store_spill = spill
+        @file_store_keeper = AttachmentKeeper.new(store, method(:file_written))
+        @file_store_tools = ChatTools.for(store, config: @config, on_write: method(:file_written))
+        with_tools(*@file_store_tools)
+      end
+
+      def detach_file_store
+        (@file_store_tools || []).each do |tool|
+          @tools.delete(tool.name.to_sym) if @tools[tool.name.to_sym].equal?(tool)
+        end
+        @file_store = @file_store_tools = @file_store_keeper = nil
+      end
+
+      def file_write_callbacks
+        @file_write_callbacks ||= []
+      end
+
+      def file_written(file)
+        file_write_callbacks.each { |callback| callback.call(file) }
+      end
+
+      def renders?(attachment)
+        protocol = @provider.send(:resolve_protocol, @protocol, @model, tools: {}, schema: nil, thinking: nil,
+                                                                        tool_prefs: nil, citations: false)
+        protocol.new(@provider, @model).send(:format_content, nil, [attachment])
+        true
+      rescue UnsupportedAttachmentError
+        false
+      rescue StandardError
+        true
+      end
+    end
+  end
+end
+
+RubyLLM::Chat.prepend(RubyLLM::FileStore::ChatExtension)
