@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require 'pathname'
+
 module RubyLLM
   class FileStore
     # Chat#with_file_store and what it changes: the five tools, the per-request view
@@ -77,7 +79,7 @@ module RubyLLM
       end
 
       def coerce_file_store(store)
-        return Directory.new(store) if store.is_a?(String) || store.is_a?(Pathname)
+        return Directory.new(store) if store.is_a?(String) || store.is_a?(::Pathname)
         return store if store.is_a?(FileStore)
 
         raise ArgumentError, "with_file_store takes a RubyLLM::FileStore, a folder's path or nil, not #{store.inspect}"

@@ -1,0 +1,255 @@
+# frozen_string_literal: true
+
+require 'json'
+require 'logger'
+require 'webrick'
+
+# A scripted OpenAI-compatible server on 127.0.0.1 for specs that drive a real
+# RubyLLM::Chat. It answers POST /v1/chat/completions (Chat Completions) and
+# POST /v1/responses (Responses API) with non-streaming JSON, taking the replies
+# in order from a script shared by both protocols, and records every request.
+#
+#   server = ScriptedLLMServer.start
+#   server.script(ScriptedLLMServer.tool_call('search_files', { pattern: 'x' }),
+#                 ScriptedLLMServer.text('done'))
+#   chat = scripted_chat(server, protocol: :responses) # ScriptedLLMServer::Helpers
+#   chat.with_tool(SearchFiles).ask('find x')
+#   server.request_bodies # => [{ 'model' => ..., 'input' => [...] }, ...]
+#   server.stop
+#
+# A request past the end of the script, a streaming request or an unknown path
+# gets an error status and an {"error":{"message":...}} body, so RubyLLM raises.
+class ScriptedLLMServer
+  # One scripted answer: :text (text), :tool_calls (calls: [[name, args], ...])
+  # or :error (text is the message, status the HTTP status).
+  Reply = Struct.new(:kind, :text, :calls, :status, keyword_init: true)
+
+  MODEL = 'gpt-4.1-mini'
+  PATHS = { '/v1/chat/completions' => :chat_completions, '/v1/responses' => :responses }.freeze
+
+  def self.start(**options)
+    new(**options).start
+  end
+
+  # The replies a script is made of: ScriptedLLMServer.text, .tool_call, .tool_calls, .error.
+  module Replies
+    def text(answer)
+      Reply.new(kind: :text, text: answer.to_s)
+    end
+
+    def tool_call(name, arguments = {})
+      tool_calls([[name, arguments]])
+    end
+
+    def tool_calls(calls)
+      raise ArgumentError, 'tool_calls needs at least one [name, arguments] pair' if calls.empty?
+
+      Reply.new(kind: :tool_calls, calls: calls.map { |name, arguments| [name.to_s, arguments || {}] })
+    end
+
+    def error(message, status: 500)
+      Reply.new(kind: :error, text: message, status:)
+    end
+  end
+  extend Replies
+
+  attr_reader :port
+
+  def initialize(request_timeout: 5)
+    @request_timeout = request_timeout
+    @mutex = Mutex.new
+    @script = []
+    @requests = []
+    @ids = Hash.new(0)
+  end
+
+  def start
+    @server = WEBrick::HTTPServer.new(
+      BindAddress: '127.0.0.1', Port: 0, Logger: WEBrick::Log.new(File::NULL, WEBrick::BasicLog::FATAL),
+      AccessLog: [], DoNotReverseLookup: true, RequestTimeout: @request_timeout
+    )
+    @port = @server.config[:Port]
+    @server.mount_proc('/') { |request, response| handle(request, response) }
+    @thread = Thread.new { @server.start }
+    wait_until_running
+    self
+  end
+
+  def stop
+    return unless @server
+
+    @server.shutdown
+    @thread.kill unless @thread.join(5)
+    @server = nil
+  end
+
+  def base_url
+    "http://127.0.0.1:#{port}/v1"
+  end
+
+  # Queues replies; they are answered in order whatever the protocol.
+  def script(*replies)
+    replies = replies.flatten
+    bad = replies.reject { |reply| reply.is_a?(Reply) }
+    raise ArgumentError, "not a ScriptedLLMServer reply: #{bad.first.inspect}" unless bad.empty?
+
+    @mutex.synchronize { @script.concat(replies) }
+    self
+  end
+
+  def pending_replies
+    @mutex.synchronize { @script.size }
+  end
+
+  # [{ path:, body: parsed JSON Hash, bytes: raw body size }, ...] in arrival order.
+  def requests
+    @mutex.synchronize { @requests.map(&:dup) }
+  end
+
+  def request_bodies
+    requests.map { |request| request[:body] }
+  end
+
+  private
+
+  # WEBrick ignores a shutdown that comes before its loop runs, so start waits.
+  def wait_until_running
+    deadline = Time.now + 5
+    sleep 0.005 until @server.status == :Running || !@thread.alive? || Time.now > deadline
+    return if @server.status == :Running
+
+    stop
+    raise "ScriptedLLMServer did not start on port #{port}"
+  end
+
+  def handle(request, response)
+    raw = request.body.to_s
+    body = parse_json(raw)
+    number = @mutex.synchronize { @requests.push({ path: request.path, body:, bytes: raw.bytesize }).size }
+    status, payload = answer(request, body, raw, number)
+    response.status = status
+    response['Content-Type'] = 'application/json'
+    response.body = JSON.generate(payload)
+  end
+
+  def answer(request, body, raw, number)
+    protocol = PATHS[request.path]
+    return failure(404, "no route for #{request.request_method} #{request.path}") unless protocol
+    return failure(405, "#{request.request_method} #{request.path}: only POST") unless request.request_method == 'POST'
+    return failure(400, 'request body is not a JSON object') unless body.is_a?(Hash)
+    return failure(400, 'streaming is not supported: call chat.ask without a block') if body['stream'] == true
+
+    reply = @mutex.synchronize { @script.shift }
+    return failure(500, "the script ran out: no reply left for request ##{number} to #{request.path}") unless reply
+    return failure(reply.status, reply.text) if reply.kind == :error
+
+    [200, render(protocol, reply, raw.bytesize)]
+  end
+
+  def failure(status, message)
+    [status, { error: { message: "ScriptedLLMServer: #{message}", type: 'scripted_llm_server_error' } }]
+  end
+
+  def parse_json(raw)
+    JSON.parse(raw)
+  rescue JSON::ParserError
+    nil
+  end
+
+  # Numbers ids per kind: tool calls are call_1, call_2, ... across the whole script.
+  def next_id(kind = :object)
+    @mutex.synchronize { @ids[kind] += 1 }
+  end
+
+  # Renders a scripted Reply in the shape of the request's protocol.
+  module Rendering
+    private
+
+    def render(protocol, reply, request_bytes)
+      input_tokens = [request_bytes / 4, 1].max
+      output_tokens = [(reply.text || JSON.generate(reply.calls)).size / 4, 1].max
+      if protocol == :chat_completions
+        chat_completion(reply, input_tokens, output_tokens)
+      else
+        response_object(reply, input_tokens, output_tokens)
+      end
+    end
+
+    def chat_completion(reply, input_tokens, output_tokens)
+      message = { role: 'assistant', content: reply.text }
+      message[:tool_calls] = reply.calls.map { |name, args| chat_tool_call(name, args) } if reply.kind == :tool_calls
+      {
+        id: "chatcmpl-#{next_id}", object: 'chat.completion', created: Time.now.to_i, model: MODEL,
+        choices: [{ index: 0, message:, finish_reason: reply.kind == :tool_calls ? 'tool_calls' : 'stop' }],
+        usage: { prompt_tokens: input_tokens, completion_tokens: output_tokens,
+                 total_tokens: input_tokens + output_tokens }
+      }
+    end
+
+    def chat_tool_call(name, arguments)
+      { id: "call_#{next_id(:call)}", type: 'function', function: { name:, arguments: JSON.generate(arguments) } }
+    end
+
+    def response_object(reply, input_tokens, output_tokens)
+      output = reply.calls&.map { |name, args| function_call(name, args) } || [output_message(reply)]
+      {
+        id: "resp_#{next_id}", object: 'response', created_at: Time.now.to_i, status: 'completed', model: MODEL,
+        output:,
+        usage: { input_tokens:, output_tokens:, total_tokens: input_tokens + output_tokens }
+      }
+    end
+
+    def output_message(reply)
+      { type: 'message', id: "msg_#{next_id}", role: 'assistant', status: 'completed',
+        content: [{ type: 'output_text', text: reply.text, annotations: [] }] }
+    end
+
+    def function_call(name, arguments)
+      id = next_id(:call)
+      { type: 'function_call', id: "fc_#{id}", call_id: "call_#{id}", name:,
+        arguments: JSON.generate(arguments), status: 'completed' }
+    end
+  end
+  include Rendering
+
+  # RSpec helpers: include ScriptedLLMServer::Helpers in an example group.
+  module Helpers
+    ATTACHMENT_TYPES = %w[image_url input_image file input_file input_audio].freeze
+    TEXT_TYPES = %w[text input_text output_text].freeze
+
+    # A real RubyLLM::Chat talking to server, configured in its own
+    # RubyLLM.context (the global configuration is untouched), no retries.
+    def scripted_chat(server, protocol: :chat_completions, model: ScriptedLLMServer::MODEL)
+      context = RubyLLM.context do |config|
+        config.openai_api_key = 'test'
+        config.openai_api_base = server.base_url
+        config.max_retries = 0
+        config.request_timeout = 10
+      end
+      context.chat(model:, provider: :openai, assume_model_exists: true, protocol:)
+    end
+
+    # The text of a recorded message's content: a String, or an Array of parts
+    # whose text parts (text / input_text / output_text) are joined by newlines.
+    def text_of(content)
+      case content
+      when String then content
+      when Hash then TEXT_TYPES.include?(content['type']) ? content['text'].to_s : ''
+      when Array then content.map { |part| text_of(part) }.reject(&:empty?).join("\n")
+      else content.to_s
+      end
+    end
+
+    # Every attachment part (image_url, input_image, file, input_file,
+    # input_audio) anywhere in a recorded request body, in order.
+    def attachments_in(body)
+      case body
+      when Array then body.flat_map { |item| attachments_in(item) }
+      when Hash
+        own = ATTACHMENT_TYPES.include?(body['type']) ? [body] : []
+        own + body.values.flat_map { |value| attachments_in(value) }
+      else []
+      end
+    end
+  end
+end
