@@ -19,6 +19,48 @@ const OVERRIDES: &[(&str, &str)] = &[
     ("srt", "application/x-subrip"),
 ];
 
+/// Types that hold text although they are not `text/*`.
+pub const TEXT_TYPES: &[&str] = &[
+    "application/json",
+    "application/jsonl",
+    "application/x-ndjson",
+    "application/xml",
+    "application/yaml",
+    "application/x-yaml",
+    "application/toml",
+    "application/javascript",
+    "application/x-javascript",
+    "application/ecmascript",
+    "application/typescript",
+    "application/sql",
+    "application/x-sh",
+    "application/x-shellscript",
+    "application/x-subrip",
+    "application/csv",
+    "application/x-httpd-php",
+    "application/graphql",
+    "application/ld+json",
+    "application/xhtml+xml",
+    "image/svg+xml",
+];
+
+/// Whether files of `content_type` hold text: `Some(true)` for text types,
+/// `None` for a type that says nothing (the bytes decide), `Some(false)` otherwise.
+pub fn holds_text(content_type: &str) -> Option<bool> {
+    if content_type.starts_with("text/") || TEXT_TYPES.contains(&content_type) {
+        Some(true)
+    } else if content_type.is_empty() || content_type == "application/octet-stream" {
+        None
+    } else {
+        Some(false)
+    }
+}
+
+/// Whether a file called `name` may hold text, judging by the name alone.
+pub fn may_be_text(name: &str) -> bool {
+    from_name(name).is_none_or(|ty| holds_text(&ty) != Some(false))
+}
+
 /// The content type the file name says, or `None` when it says nothing.
 pub fn from_name(name: &str) -> Option<String> {
     let file = name.rsplit('/').next().unwrap_or(name);
@@ -61,6 +103,16 @@ mod tests {
         assert_eq!(detect("photo.png", b"not a png"), "image/png");
         assert_eq!(detect("app.ts", b""), "text/typescript");
         assert_eq!(detect("table.csv", b""), "text/csv");
+    }
+
+    #[test]
+    fn tells_which_types_hold_text() {
+        assert_eq!(holds_text("text/markdown"), Some(true));
+        assert_eq!(holds_text("application/json"), Some(true));
+        assert_eq!(holds_text("application/octet-stream"), None);
+        assert_eq!(holds_text("image/png"), Some(false));
+        assert!(may_be_text("notes.md") && may_be_text("Makefile") && may_be_text("data.bin"));
+        assert!(!may_be_text("photo.jpg") && !may_be_text("report.pdf"));
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! kernel rather than followed. Writes go to a hidden temporary file beside the
 //! target, are synced, then renamed over it: a reader sees the old file or the new.
 
+mod resolve;
 mod walk;
 mod write;
 
@@ -15,11 +16,13 @@ use std::os::fd::{AsFd, OwnedFd};
 use std::path::Path;
 
 use rustix::fs::{AtFlags, FileType, FlockOperation, Mode, OFlags};
+use rustix::io::Errno;
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
 use crate::{content_type, path};
 
+use resolve::Opened;
 pub use write::AtomicWriter;
 
 /// The hidden file whose lock `Root::lock` holds across processes.
@@ -77,18 +80,8 @@ impl Root {
     /// The files inside the folder `prefix` (or all), sorted by path. Hidden files
     /// and folders and symbolic links are left out.
     pub fn list(&self, prefix: Option<&str>) -> Result<Vec<Entry>> {
-        let (start, base) = match prefix {
-            None => (None, String::new()),
-            Some(p) => {
-                let p = checked(p)?;
-                match walk::open_dirs(self.fd.as_fd(), &p, false) {
-                    Ok(fd) => (Some(fd), p),
-                    Err(Error::NotFound(_) | Error::IsFile(_) | Error::SymbolicLink(_)) => {
-                        return Ok(Vec::new())
-                    }
-                    Err(e) => return Err(e),
-                }
-            }
+        let Some((start, base)) = self.start_of(prefix)? else {
+            return Ok(Vec::new());
         };
         let mut entries = walk::list_tree(
             start.as_ref().map_or(self.fd.as_fd(), |fd| fd.as_fd()),
@@ -98,10 +91,69 @@ impl Root {
         Ok(entries)
     }
 
+    /// Where a walk of the folder `prefix` starts: its descriptor (none for the
+    /// root) and its path; `None` when there is no such folder to walk.
+    fn start_of(&self, prefix: Option<&str>) -> Result<Option<(Option<OwnedFd>, String)>> {
+        let Some(prefix) = prefix else {
+            return Ok(Some((None, String::new())));
+        };
+        let prefix = checked(prefix)?;
+        if path::hidden(&prefix) {
+            return Ok(None);
+        }
+        match walk::open_dirs(self.fd.as_fd(), &prefix, false) {
+            Ok(fd) => Ok(Some((Some(fd), prefix))),
+            Err(Error::NotFound(_) | Error::IsFile(_) | Error::SymbolicLink(_)) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The paths of the files inside the folder `prefix` (or all) whose names say
+    /// they may hold text, sorted: what a search reads without a converter. Nothing
+    /// is statted or opened, so this is cheaper than `list`.
+    pub fn text_paths(&self, prefix: Option<&str>) -> Result<Vec<String>> {
+        let Some(start) = self.start_of(prefix)? else {
+            return Ok(Vec::new());
+        };
+        let mut paths = Vec::new();
+        walk::walk_files(
+            start.0.as_ref().map_or(self.fd.as_fd(), |fd| fd.as_fd()),
+            &start.1,
+            |_, name, path| {
+                if content_type::may_be_text(name) {
+                    paths.push(path);
+                }
+                Ok(())
+            },
+        )?;
+        paths.sort_unstable();
+        Ok(paths)
+    }
+
     /// The file at `path`, or `None` when there is none (a folder, a link or a
     /// hidden path is none either).
     pub fn stat(&self, path: &str) -> Result<Option<Entry>> {
         let path = checked(path)?;
+        if path::hidden(&path) {
+            return Ok(None);
+        }
+        match resolve::open_beneath(self.fd.as_fd(), &path, OFlags::PATH) {
+            Opened::Fd(fd) => {
+                let stat = rustix::fs::fstat(&fd).map_err(|e| Error::io(&path, e))?;
+                if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
+                    return Ok(None);
+                }
+                let content_type =
+                    content_type::from_name(&path).unwrap_or_else(|| self.sniffed_type(&path));
+                return Ok(Some(walk::entry_of(&path, &stat, content_type)));
+            }
+            // Missing, or a link or a file on the way: either way no file of the store.
+            Opened::Failed(Errno::NOENT | Errno::LOOP | Errno::NOTDIR | Errno::XDEV) => {
+                return Ok(None)
+            }
+            Opened::Failed(errno) => return Err(Error::io(&path, errno)),
+            Opened::Unsupported => {}
+        }
         let (parent, name) = match walk::open_parent(self.fd.as_fd(), &path, false) {
             Ok(found) => found,
             Err(Error::NotFound(_) | Error::IsFile(_) | Error::SymbolicLink(_)) => return Ok(None),
@@ -114,6 +166,19 @@ impl Root {
     pub fn open_file(&self, path: &str) -> Result<File> {
         let path = checked(path)?;
         let not_found = || Error::NotFound(path.clone());
+        if path::hidden(&path) {
+            return Err(not_found());
+        }
+        // Non-blocking, so that a FIFO put in the folder cannot hang the open.
+        let flags = OFlags::RDONLY | OFlags::NONBLOCK;
+        match resolve::open_beneath(self.fd.as_fd(), &path, flags) {
+            Opened::Fd(fd) => return regular(fd, path),
+            Opened::Failed(Errno::NOENT | Errno::LOOP | Errno::NOTDIR | Errno::XDEV) => {
+                return Err(not_found())
+            }
+            Opened::Failed(errno) => return Err(Error::io(&path, errno)),
+            Opened::Unsupported => {}
+        }
         let (parent, name) =
             walk::open_parent(self.fd.as_fd(), &path, false).map_err(|e| match e {
                 Error::IsFile(_) | Error::SymbolicLink(_) => not_found(),
@@ -122,31 +187,23 @@ impl Root {
         let fd = rustix::fs::openat(
             parent,
             name,
-            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            flags | OFlags::NOFOLLOW | OFlags::CLOEXEC,
             Mode::empty(),
         )
         .map_err(|e| match e {
-            rustix::io::Errno::NOENT | rustix::io::Errno::LOOP | rustix::io::Errno::NOTDIR => {
-                not_found()
-            }
+            Errno::NOENT | Errno::LOOP | Errno::NOTDIR => not_found(),
             e => Error::io(&path, e),
         })?;
-        let kind = FileType::from_raw_mode(
-            rustix::fs::fstat(&fd)
-                .map_err(|e| Error::io(&path, e))?
-                .st_mode,
-        );
-        match kind {
-            FileType::RegularFile => Ok(File::from(fd)),
-            FileType::Directory => Err(Error::IsFolder(path)),
-            _ => Err(not_found()),
-        }
+        regular(fd, path)
     }
 
     /// The whole content of the file at `path`.
     pub fn read(&self, path: &str) -> Result<Vec<u8>> {
         let mut file = self.open_file(path)?;
-        let mut bytes = Vec::with_capacity(file.metadata().map(|m| m.len() as usize).unwrap_or(0));
+        let size = rustix::fs::fstat(&file)
+            .map_err(|e| Error::io(path, e))?
+            .st_size as usize;
+        let mut bytes = Vec::with_capacity(size);
         file.read_to_end(&mut bytes)
             .map_err(|e| Error::io(path, e))?;
         Ok(bytes)
@@ -216,6 +273,18 @@ impl Root {
         Ok(Some(entry))
     }
 
+    /// The content type of the file at `path` from its first bytes, for a name
+    /// that says nothing.
+    fn sniffed_type(&self, path: &str) -> String {
+        let mut head = [0u8; 512];
+        let read = self
+            .open_file(path)
+            .ok()
+            .and_then(|mut file| file.read(&mut head).ok())
+            .unwrap_or(0);
+        content_type::from_content(&head[..read])
+    }
+
     /// Takes the store's exclusive lock, shared with every process that opens the
     /// same folder, waiting for it when another holds it.
     pub fn lock(&self) -> Result<LockGuard> {
@@ -229,6 +298,17 @@ impl Root {
         rustix::fs::flock(&fd, FlockOperation::LockExclusive)
             .map_err(|e| Error::io(LOCK_FILE, e))?;
         Ok(LockGuard { _fd: fd })
+    }
+}
+
+/// `fd` as a readable file if it is a regular file: a folder is refused by name,
+/// anything else (a FIFO, a device) is no file of the store.
+fn regular(fd: OwnedFd, path: String) -> Result<File> {
+    let stat = rustix::fs::fstat(&fd).map_err(|e| Error::io(&path, e))?;
+    match FileType::from_raw_mode(stat.st_mode) {
+        FileType::RegularFile => Ok(File::from(fd)),
+        FileType::Directory => Err(Error::IsFolder(path)),
+        _ => Err(Error::NotFound(path)),
     }
 }
 

@@ -5,6 +5,7 @@ use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
+use super::resolve::{open_beneath, Opened};
 use super::{listed_type, Entry};
 use crate::error::{Error, Result};
 use crate::path;
@@ -17,6 +18,11 @@ const DIR_FLAGS: OFlags = OFlags::RDONLY
 /// Opens the folder `folder` (a normalised path) below `root`, creating the missing
 /// parts when `create` is set.
 pub(super) fn open_dirs(root: BorrowedFd<'_>, folder: &str, create: bool) -> Result<OwnedFd> {
+    // One call when the folder is there and the kernel can refuse links itself;
+    // the walk below gives the precise reason when it cannot, and creates folders.
+    if let Opened::Fd(fd) = open_beneath(root, folder, OFlags::RDONLY | OFlags::DIRECTORY) {
+        return Ok(fd);
+    }
     let mut current = dup(root)?;
     let mut end = 0;
     for part in folder.split('/') {
@@ -98,19 +104,38 @@ pub(super) fn entry_at(dir: BorrowedFd<'_>, name: &str, path: &str) -> Result<Op
     if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
         return Ok(None);
     }
-    Ok(Some(Entry {
+    Ok(Some(entry_of(path, &stat, listed_type(dir, name))))
+}
+
+/// The entry of the regular file at `path` whose status is `stat`.
+pub(super) fn entry_of(path: &str, stat: &rustix::fs::Stat, content_type: String) -> Entry {
+    Entry {
         path: path.to_string(),
         size: stat.st_size as u64,
         mtime_sec: stat.st_mtime as i64,
         mtime_nsec: stat.st_mtime_nsec as u32,
-        content_type: listed_type(dir, name),
+        content_type,
         digest: None,
-    }))
+    }
 }
 
 /// Every regular file below `start`, whose path inside the store is `base`.
 pub(super) fn list_tree(start: BorrowedFd<'_>, base: &str) -> Result<Vec<Entry>> {
     let mut entries = Vec::new();
+    walk_files(start, base, |dir, name, path| {
+        entries.extend(entry_at(dir, name, &path)?);
+        Ok(())
+    })?;
+    Ok(entries)
+}
+
+/// Calls `visit` with the folder, name and store path of every regular file below
+/// `start`, leaving out hidden names, names no path can hold, and links.
+pub(super) fn walk_files(
+    start: BorrowedFd<'_>,
+    base: &str,
+    mut visit: impl FnMut(BorrowedFd<'_>, &str, String) -> Result<()>,
+) -> Result<()> {
     let mut pending: Vec<(OwnedFd, String)> = vec![(dup(start)?, base.to_string())];
     while let Some((dir_fd, prefix)) = pending.pop() {
         let shown = if prefix.is_empty() {
@@ -146,12 +171,12 @@ pub(super) fn list_tree(start: BorrowedFd<'_>, base: &str) -> Result<Vec<Entry>>
                         Err(e) => return Err(Error::io(&path, e)),
                     }
                 }
-                FileType::RegularFile => entries.extend(entry_at(dir_fd.as_fd(), name, &path)?),
+                FileType::RegularFile => visit(dir_fd.as_fd(), name, path)?,
                 _ => {}
             }
         }
     }
-    Ok(entries)
+    Ok(())
 }
 
 fn open_step(dir: BorrowedFd<'_>, part: &str, so_far: &str, create: bool) -> Result<OwnedFd> {

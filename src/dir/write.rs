@@ -2,18 +2,23 @@
 
 use std::fs::File;
 use std::io::Write;
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use rustix::io::Errno;
 use sha2::{Digest, Sha256};
 
-use super::walk::{entry_at, kind_at};
+use super::walk::entry_of;
 use super::Entry;
+use crate::content_type;
 use crate::error::{Error, Result};
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Bytes kept from the start of the content, to tell its type when the name does not.
+const HEAD: usize = 512;
 
 /// A write in progress. Nothing shows at the target until `commit`; dropping it
 /// before then removes the temporary file and leaves the old file whole.
@@ -25,13 +30,22 @@ pub struct AtomicWriter {
     path: String,
     file: Option<File>,
     hasher: Sha256,
+    head: Vec<u8>,
 }
 
 impl AtomicWriter {
     pub(super) fn create(parent: OwnedFd, name: String, path: String) -> Result<AtomicWriter> {
-        if kind_at(parent.as_fd(), &name, &path)? == Some(FileType::Directory) {
-            return Err(Error::IsFolder(path));
-        }
+        let old = match rustix::fs::statat(&parent, name.as_str(), AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(stat) => Some(stat),
+            Err(Errno::NOENT) => None,
+            Err(e) => return Err(Error::io(&path, e)),
+        };
+        let mode = match old.map(|stat| (FileType::from_raw_mode(stat.st_mode), stat.st_mode)) {
+            Some((FileType::Directory, _)) => return Err(Error::IsFolder(path)),
+            // A replaced file keeps its permissions.
+            Some((FileType::RegularFile, mode)) => mode & 0o7777,
+            _ => 0o666,
+        };
         let temp = temp_name(&name);
         let fd = rustix::fs::openat(
             &parent,
@@ -40,6 +54,9 @@ impl AtomicWriter {
             Mode::from_raw_mode(0o666),
         )
         .map_err(|e| Error::io(&path, e))?;
+        if mode != 0o666 {
+            let _ = rustix::fs::fchmod(&fd, Mode::from_raw_mode(mode));
+        }
         Ok(AtomicWriter {
             parent,
             name,
@@ -47,40 +64,31 @@ impl AtomicWriter {
             path,
             file: Some(File::from(fd)),
             hasher: Sha256::new(),
+            head: Vec::new(),
         })
     }
 
     /// Appends `bytes` to what will be written.
     pub fn write_all(&mut self, bytes: &[u8]) -> Result<()> {
-        let file = self
-            .file
-            .as_mut()
-            .ok_or_else(|| Error::InvalidArgument(format!("{} is already written", self.path)))?;
+        let file = self.file.as_mut().ok_or_else(|| finished(&self.path))?;
         file.write_all(bytes)
             .map_err(|e| Error::io(&self.path, e))?;
         self.hasher.update(bytes);
+        if self.head.len() < HEAD {
+            let wanted = (HEAD - self.head.len()).min(bytes.len());
+            self.head.extend_from_slice(&bytes[..wanted]);
+        }
         Ok(())
     }
 
     /// Syncs the content and renames it over the target, then returns its entry.
+    ///
+    /// The folder itself is not synced: after a crash the rename may be undone,
+    /// which leaves the old file, whole. Old or new, never part of either.
     pub fn commit(mut self) -> Result<Entry> {
-        let file = self
-            .file
-            .take()
-            .ok_or_else(|| Error::InvalidArgument(format!("{} is already written", self.path)))?;
-        if let Ok(old) =
-            rustix::fs::statat(&self.parent, self.name.as_str(), AtFlags::SYMLINK_NOFOLLOW)
-        {
-            match FileType::from_raw_mode(old.st_mode) {
-                FileType::Directory => return Err(Error::IsFolder(self.path.clone())),
-                // Keep the permissions of the file being replaced.
-                FileType::RegularFile => {
-                    let _ = rustix::fs::fchmod(&file, Mode::from_raw_mode(old.st_mode & 0o7777));
-                }
-                _ => {}
-            }
-        }
+        let file = self.file.take().ok_or_else(|| finished(&self.path))?;
         file.sync_all().map_err(|e| Error::io(&self.path, e))?;
+        let stat = rustix::fs::fstat(&file).map_err(|e| Error::io(&self.path, e))?;
         drop(file);
         rustix::fs::renameat(
             &self.parent,
@@ -88,12 +96,13 @@ impl AtomicWriter {
             &self.parent,
             self.name.as_str(),
         )
-        .map_err(|e| Error::io(&self.path, e))?;
+        .map_err(|e| match e {
+            Errno::ISDIR | Errno::NOTEMPTY | Errno::EXIST => Error::IsFolder(self.path.clone()),
+            e => Error::io(&self.path, e),
+        })?;
         self.temp.clear();
-        // The rename is durable only once the folder itself is synced.
-        let _ = rustix::fs::fsync(&self.parent);
-        let mut entry = entry_at(self.parent.as_fd(), &self.name, &self.path)?
-            .ok_or_else(|| Error::NotFound(self.path.clone()))?;
+        let content_type = content_type::detect(&self.path, &self.head);
+        let mut entry = entry_of(&self.path, &stat, content_type);
         entry.digest = Some(hex::encode(std::mem::take(&mut self.hasher).finalize()));
         Ok(entry)
     }
@@ -105,6 +114,10 @@ impl Drop for AtomicWriter {
             let _ = rustix::fs::unlinkat(&self.parent, self.temp.as_str(), AtFlags::empty());
         }
     }
+}
+
+fn finished(path: &str) -> Error {
+    Error::InvalidArgument(format!("the write of {path} is already finished"))
 }
 
 fn temp_name(name: &str) -> String {

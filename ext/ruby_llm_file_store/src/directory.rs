@@ -4,10 +4,11 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use magnus::rb_sys::AsRawValue;
 use magnus::{function, method, prelude::*, Error, RArray, RModule, RString, Ruby};
 
 use file_store_core::dir::{Entry, Root};
-use file_store_core::search::Source;
+use file_store_core::search::{SearchInput, Source};
 use file_store_core::Error as CoreError;
 
 use crate::errors;
@@ -64,9 +65,45 @@ impl Directory {
         Ok(off_gvl(ruby, || rb_self.root.stat(&path))?.map(tuple))
     }
 
+    /// Reads the file straight into a Ruby string of its size, so a large file is
+    /// held once, not in a Rust buffer and then a copy.
     fn read(ruby: &Ruby, rb_self: &Self, path: String) -> Result<RString, Error> {
-        let bytes = off_gvl(ruby, || rb_self.root.read(&path))?;
-        Ok(ruby.str_from_slice(&bytes))
+        let (file, size) = off_gvl(ruby, || {
+            let file = rb_self.root.open_file(&path)?;
+            let size = file.metadata().map_err(|e| CoreError::io(&path, e))?.len();
+            Ok((file, size as usize))
+        })?;
+        let string = ruby.str_buf_new(size);
+        // SAFETY: the string has room for `size` bytes and stays on this stack, so
+        // the GC neither frees nor moves its buffer while the read fills it.
+        let buffer = unsafe { rb_sys::RSTRING_PTR(string.as_raw()) } as usize;
+        let mut reader = &file;
+        let filled = off_gvl(ruby, || {
+            let target = unsafe { std::slice::from_raw_parts_mut(buffer as *mut u8, size) };
+            let mut filled = 0;
+            while filled < size {
+                match reader.read(&mut target[filled..]) {
+                    Ok(0) => break,
+                    Ok(n) => filled += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(CoreError::io(&path, e)),
+                }
+            }
+            Ok(filled)
+        })?;
+        unsafe { rb_sys::rb_str_set_len(string.as_raw(), filled as _) };
+        // A file that grew since it was measured is read to its end.
+        let rest = off_gvl(ruby, || {
+            let mut rest = Vec::new();
+            reader
+                .read_to_end(&mut rest)
+                .map_err(|e| CoreError::io(&path, e))?;
+            Ok(rest)
+        })?;
+        if !rest.is_empty() {
+            string.cat(&rest);
+        }
+        Ok(string)
     }
 
     /// The digest of the file at `path` if it is still the version of that size and
@@ -175,6 +212,54 @@ impl Directory {
         )
     }
 
+    /// Searches every file inside the folder `prefix` (or all) whose name says it
+    /// may hold text, without listing them to Ruby first: for stores with no
+    /// converters to run. Returns the search and the number of files searched.
+    #[allow(clippy::too_many_arguments)]
+    fn search_tree(
+        ruby: &Ruby,
+        rb_self: &Self,
+        prefix: Option<String>,
+        pattern: String,
+        literal: bool,
+        ignore_case: bool,
+        context: usize,
+        max_matches: usize,
+    ) -> Result<(text::SearchTuple, usize), Error> {
+        let root = Arc::new(rb_self.root.try_clone().map_err(|e| errors::map(ruby, e))?);
+        let options = text::options(pattern, literal, ignore_case, context, max_matches);
+        let found = nogvl(ruby, move || {
+            let paths = root.text_paths(prefix.as_deref())?;
+            let count = paths.len();
+            let inputs = paths
+                .into_iter()
+                .map(|path| {
+                    let root = Arc::clone(&root);
+                    let opened = path.clone();
+                    let open = move || root.open_file(&opened).map_err(std::io::Error::other);
+                    SearchInput {
+                        path,
+                        source: Source::File(Box::new(open)),
+                    }
+                })
+                .collect();
+            file_store_core::search::search(inputs, &options).map(|out| {
+                let summary = file_store_core::search::format_summary(&out, options.max_matches);
+                (
+                    (
+                        out.text,
+                        out.shown,
+                        out.total_matches,
+                        out.files_matched,
+                        summary,
+                    ),
+                    count,
+                )
+            })
+        })?;
+        found.map_err(|e| errors::map(ruby, e))
+    }
+
     fn lock(ruby: &Ruby, rb_self: &Self) -> Result<Lock, Error> {
         Ok(Lock::new(off_gvl(ruby, || rb_self.root.lock())?))
     }
@@ -195,5 +280,6 @@ pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
     class.define_method("read_lines", method!(Directory::read_lines, 4))?;
     class.define_method("read_chars", method!(Directory::read_chars, 3))?;
     class.define_method("search", method!(Directory::search, 6))?;
+    class.define_method("search_tree", method!(Directory::search_tree, 6))?;
     Ok(())
 }

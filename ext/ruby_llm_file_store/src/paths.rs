@@ -9,6 +9,7 @@ pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
     native.define_module_function("content_type", function!(detect_type, 2))?;
     native.define_module_function("numbered", function!(numbered, 2))?;
     native.define_module_function("spill", function!(spill, 2))?;
+    native.define_module_function("text_types", function!(text_types, 0))?;
     Ok(())
 }
 
@@ -37,4 +38,9 @@ fn numbered(name: String, n: usize) -> String {
 fn spill(tool: String, result: String) -> (String, String, String) {
     let spilled = spilling::spill(&tool, &result);
     (spilled.saved, spilled.path, spilled.preview)
+}
+
+/// The types that hold text although they are not `text/*`.
+fn text_types() -> Vec<&'static str> {
+    content_type::TEXT_TYPES.to_vec()
 }

@@ -5,14 +5,9 @@ module RubyLLM
     # Turns files into text for read_file, search_files and FileStore#text, through
     # the converters registered by MIME type, then the built-in text converter.
     module Converters
-      # Types that hold text although they are not text/*.
-      TEXT_TYPES = %w[
-        application/json application/jsonl application/x-ndjson application/xml application/yaml
-        application/x-yaml application/toml application/javascript application/x-javascript
-        application/ecmascript application/typescript application/sql application/x-sh
-        application/x-shellscript application/x-subrip application/csv application/x-httpd-php
-        application/graphql application/ld+json application/xhtml+xml image/svg+xml
-      ].freeze
+      # Types that hold text although they are not text/*. The native search
+      # decides by the same list.
+      TEXT_TYPES = Native.text_types.map(&:freeze).freeze
 
       # Types whose bytes are never text, whatever they contain.
       OPAQUE_FAMILIES = %w[image/ audio/ video/ font/].freeze

@@ -90,6 +90,12 @@ module RubyLLM
         @native.search(entries, pattern, literal, ignore_case, context, max_matches)
       end
 
+      # Searches a folder (or all) without listing it to Ruby: the search and the
+      # number of files searched. For when no converter is registered.
+      def search_tree(folder, pattern, literal:, ignore_case:, context:, max_matches:) # :nodoc:
+        @native.search_tree(folder, pattern, literal, ignore_case, context, max_matches)
+      end
+
       def inspect # :nodoc:
         "#<#{self.class.name} #{local_root}>"
       end
@@ -109,10 +115,35 @@ module RubyLLM
       end
 
       def stored(entry)
-        path, size, seconds, nanoseconds, type, digest = entry
-        StoredFile.new(path:, byte_size: size, content_type: type, digest:,
-                       updated_at: Time.at(seconds, nanoseconds, :nsec)) do
-          @native.digest_of(path, size, seconds, nanoseconds)
+        ListedFile.new(@native, *entry)
+      end
+
+      # A file of a folder store. Its time of change and its digest are worked out
+      # when first asked for, so listing many files builds little for each.
+      class ListedFile < StoredFile # :nodoc:
+        # rubocop:disable Lint/MissingSuper, Metrics/ParameterLists
+        def initialize(native, path, byte_size, seconds, nanoseconds, content_type, digest)
+          @native = native
+          @path = path
+          @byte_size = byte_size
+          @seconds = seconds
+          @nanoseconds = nanoseconds
+          @content_type = content_type
+          @digest = digest
+          @digest_known = !digest.nil?
+        end
+        # rubocop:enable Lint/MissingSuper, Metrics/ParameterLists
+
+        def updated_at
+          @updated_at ||= Time.at(@seconds, @nanoseconds, :nsec)
+        end
+
+        # The digest of this version of the file; nil when the file has changed since.
+        def digest
+          return @digest if @digest_known
+
+          @digest_known = true
+          @digest = @native.digest_of(path, byte_size, @seconds, @nanoseconds)
         end
       end
     end

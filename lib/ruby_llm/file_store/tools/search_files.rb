@@ -30,15 +30,38 @@ module RubyLLM
           pattern = pattern.to_s
           raise ArgumentError, 'pattern is empty: say what to search for' if pattern.empty?
 
-          context = [integer(context, 'context', minimum: 0) || 0, MAX_CONTEXT].min
-          files = files_in(scope(path))
-          entries = entries_for(files)
-          text, shown, total, _matched, summary = store.search(entries, pattern, literal: flag(literal),
-                                                                                 ignore_case: flag(ignore_case),
-                                                                                 context:, max_matches: MAX_MATCHES)
-          return "No matches for #{pattern.inspect} in #{count(entries.size)}." if shown.zero? && total.zero?
+          options = { literal: flag(literal), ignore_case: flag(ignore_case), max_matches: MAX_MATCHES,
+                      context: [integer(context, 'context', minimum: 0) || 0, MAX_CONTEXT].min }
+          folder = scope(path)
+          (text, shown, total, _matched, summary), searched = search_tree(folder, pattern, options) ||
+                                                              search_listed(folder, pattern, options)
+          return "No matches for #{pattern.inspect} in #{count(searched)}." if shown.zero? && total.zero?
 
           [text.chomp, summary].compact.join("\n")
+        end
+
+        # A folder store with no converters to run searches its folder natively,
+        # without listing it to Ruby first; nil when that does not apply.
+        def search_tree(folder, pattern, options)
+          return unless tree_search?(folder)
+
+          found = store.search_tree(folder, pattern, **options)
+          raise FileNotFoundError, missing(folder) if folder && found.last.zero? && store.list(folder).empty?
+
+          found
+        end
+
+        def tree_search?(folder)
+          store.respond_to?(:search_tree) && Converters.registry(config).empty? && !(folder && store[folder])
+        end
+
+        def search_listed(folder, pattern, options)
+          entries = entries_for(files_in(folder))
+          [store.search(entries, pattern, **options), entries.size]
+        end
+
+        def missing(folder)
+          "No file or folder at #{folder}. list_files shows the files there are."
         end
 
         def files_in(folder)
@@ -48,8 +71,7 @@ module RubyLLM
           return [file] if file
 
           files = store.list(folder)
-          raise FileNotFoundError, "No file or folder at #{folder}. list_files shows the files there are." if
-            files.empty?
+          raise FileNotFoundError, missing(folder) if files.empty?
 
           files
         end
