@@ -17,6 +17,7 @@ class StoreDemo
     fill
     show_files
     show_texts
+    show_tools
     show_resending
   end
 
@@ -57,6 +58,25 @@ class StoreDemo
               end
       puts "  #{file.path}: #{shown}"
     end
+  end
+
+  # The tools as a model calls them: find a line, read around it, change it.
+  def show_tools
+    section 'The model at work, through its tools'
+    tools = RubyLLM::FileStore::Tools
+    call(tools::SearchFiles, pattern: 'terminat', path: 'contract-v2.md', ignore_case: true)
+    call(tools::SearchFiles, pattern: 'remote work', ignore_case: true)
+    call(tools::ReadFile, path: 'handbook.txt', offset: 286, limit: 3)
+    call(tools::EditFile, path: 'handbook.txt', old_text: 'renewed every 90 days', new_text: 'renewed every 60 days')
+    call(tools::EditFile, path: 'revenue.csv', old_text: 'north', new_text: 'North')
+    call(tools::WriteFile, path: 'notes/answer.md', content: "Remote work approval is renewed every 60 days.\n")
+    call(tools::ListFiles, path: 'notes')
+  end
+
+  def call(tool, **arguments)
+    puts "\n  #{tool.name.split('::').last} #{arguments}"
+    result = tool.new(store).call(**arguments)
+    puts result.to_s.lines.map { |line| "    #{line}" }.join
   end
 
   def show_resending
