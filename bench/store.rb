@@ -51,7 +51,7 @@ class StoreBench
   def header
     puts "ruby_llm-file_store #{RubyLLM::FileStore::VERSION}: native Directory vs pure-Ruby RubyDirectoryStore " \
          "(ruby #{RUBY_VERSION}, #{Etc.nprocessors} CPUs#{', --quick' if @scale > 1})"
-    puts 'Both fsync each written file before renaming it into place; native also fsyncs the folder after.'
+    puts 'Both fsync each written file before renaming it into place; neither syncs the folder after the rename.'
     puts "Best of #{RUNS} runs; peak = VmHWM of the forked child (an idle child: " \
          "#{format('%.1f', Child.run { {} }[:peak_mb])} MB)."
   end

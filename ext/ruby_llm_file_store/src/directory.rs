@@ -14,6 +14,7 @@ use file_store_core::Error as CoreError;
 use crate::errors;
 use crate::lock::Lock;
 use crate::nogvl::nogvl;
+use crate::paths::StorePath;
 use crate::text;
 use crate::writer::Writer;
 
@@ -56,18 +57,28 @@ impl Directory {
         Ok(Directory { root })
     }
 
-    fn list(ruby: &Ruby, rb_self: &Self, prefix: Option<String>) -> Result<Vec<EntryTuple>, Error> {
+    fn list(
+        ruby: &Ruby,
+        rb_self: &Self,
+        prefix: Option<StorePath>,
+    ) -> Result<Vec<EntryTuple>, Error> {
+        let prefix = prefix.map(|prefix| prefix.0);
+
         let entries = off_gvl(ruby, || rb_self.root.list(prefix.as_deref()))?;
         Ok(entries.into_iter().map(tuple).collect())
     }
 
-    fn stat(ruby: &Ruby, rb_self: &Self, path: String) -> Result<Option<EntryTuple>, Error> {
+    fn stat(ruby: &Ruby, rb_self: &Self, path: StorePath) -> Result<Option<EntryTuple>, Error> {
+        let path = path.0;
+
         Ok(off_gvl(ruby, || rb_self.root.stat(&path))?.map(tuple))
     }
 
     /// Reads the file straight into a Ruby string of its size, so a large file is
     /// held once, not in a Rust buffer and then a copy.
-    fn read(ruby: &Ruby, rb_self: &Self, path: String) -> Result<RString, Error> {
+    fn read(ruby: &Ruby, rb_self: &Self, path: StorePath) -> Result<RString, Error> {
+        let path = path.0;
+
         let (file, size) = off_gvl(ruby, || {
             let file = rb_self.root.open_file(&path)?;
             let size = file.metadata().map_err(|e| CoreError::io(&path, e))?.len();
@@ -109,7 +120,9 @@ impl Directory {
     /// The digest of the file at `path` if it is still the version of that size and
     /// modification time, else nil.
     /// The first `bytes` bytes of the file at `path`.
-    fn head(ruby: &Ruby, rb_self: &Self, path: String, bytes: u64) -> Result<RString, Error> {
+    fn head(ruby: &Ruby, rb_self: &Self, path: StorePath, bytes: u64) -> Result<RString, Error> {
+        let path = path.0;
+
         let head = off_gvl(ruby, || {
             let mut head = Vec::new();
             let file = rb_self.root.open_file(&path)?;
@@ -124,11 +137,13 @@ impl Directory {
     fn digest_of(
         ruby: &Ruby,
         rb_self: &Self,
-        path: String,
+        path: StorePath,
         size: u64,
         mtime_sec: i64,
         mtime_nsec: u32,
     ) -> Result<Option<String>, Error> {
+        let path = path.0;
+
         let entry = Entry {
             path,
             size,
@@ -143,29 +158,37 @@ impl Directory {
     fn write(
         ruby: &Ruby,
         rb_self: &Self,
-        path: String,
+        path: StorePath,
         content: RString,
     ) -> Result<EntryTuple, Error> {
+        let path = path.0;
+
         let bytes = crate::writer::owned_bytes(content);
         Ok(tuple(off_gvl(ruby, || rb_self.root.write(&path, &bytes))?))
     }
 
-    fn writer(ruby: &Ruby, rb_self: &Self, path: String) -> Result<Writer, Error> {
+    fn writer(ruby: &Ruby, rb_self: &Self, path: StorePath) -> Result<Writer, Error> {
+        let path = path.0;
+
         Ok(Writer::new(off_gvl(ruby, || rb_self.root.writer(&path))?))
     }
 
-    fn delete(ruby: &Ruby, rb_self: &Self, path: String) -> Result<Option<EntryTuple>, Error> {
+    fn delete(ruby: &Ruby, rb_self: &Self, path: StorePath) -> Result<Option<EntryTuple>, Error> {
+        let path = path.0;
+
         Ok(off_gvl(ruby, || rb_self.root.delete(&path))?.map(tuple))
     }
 
     fn read_lines(
         ruby: &Ruby,
         rb_self: &Self,
-        path: String,
+        path: StorePath,
         offset: usize,
         limit: usize,
         max_chars: usize,
     ) -> Result<text::LinesTuple, Error> {
+        let path = path.0;
+
         off_gvl(ruby, || {
             let file = rb_self.root.open_file(&path)?;
             text::lines_of(file, offset, limit, max_chars).map_err(|e| CoreError::io(&path, e))
@@ -175,10 +198,12 @@ impl Directory {
     fn read_chars(
         ruby: &Ruby,
         rb_self: &Self,
-        path: String,
+        path: StorePath,
         offset: usize,
         limit: usize,
     ) -> Result<text::CharsTuple, Error> {
+        let path = path.0;
+
         off_gvl(ruby, || {
             let file = rb_self.root.open_file(&path)?;
             text::chars_of(file, offset, limit).map_err(|e| CoreError::io(&path, e))
@@ -219,13 +244,15 @@ impl Directory {
     fn search_tree(
         ruby: &Ruby,
         rb_self: &Self,
-        prefix: Option<String>,
+        prefix: Option<StorePath>,
         pattern: String,
         literal: bool,
         ignore_case: bool,
         context: usize,
         max_matches: usize,
     ) -> Result<(text::SearchTuple, usize), Error> {
+        let prefix = prefix.map(|prefix| prefix.0);
+
         let root = Arc::new(rb_self.root.try_clone().map_err(|e| errors::map(ruby, e))?);
         let options = text::options(pattern, literal, ignore_case, context, max_matches);
         let found = nogvl(ruby, move || {

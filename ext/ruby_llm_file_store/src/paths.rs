@@ -1,6 +1,6 @@
 //! Module functions on Native for paths and content types.
 
-use magnus::{function, Error, RModule, RString, Ruby};
+use magnus::{exception, function, Error, RModule, RString, Ruby, TryConvert, Value};
 
 use file_store_core::{content_type, path, spill as spilling};
 
@@ -43,4 +43,20 @@ fn spill(tool: String, result: String) -> (String, String, String) {
 /// The types that hold text although they are not `text/*`.
 fn text_types() -> Vec<&'static str> {
     content_type::TEXT_TYPES.to_vec()
+}
+
+/// A path as Ruby hands it to the folder store: any String whose bytes are UTF-8.
+/// The core normalises and refuses it; Ruby raises a refusal again with the
+/// name's own `inspect`.
+pub struct StorePath(pub String);
+
+impl TryConvert for StorePath {
+    fn try_convert(value: Value) -> Result<Self, Error> {
+        let name = RString::try_convert(value)?;
+        // SAFETY: the bytes are copied before any Ruby code can run.
+        let bytes = unsafe { name.as_slice() }.to_vec();
+        String::from_utf8(bytes)
+            .map(StorePath)
+            .map_err(|_| Error::new(exception::arg_error(), "a path must be UTF-8"))
+    }
 }

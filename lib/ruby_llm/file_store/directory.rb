@@ -27,16 +27,16 @@ module RubyLLM
       end
 
       def list(prefix = nil) # :nodoc:
-        @native.list(prefix && FileStore.path(prefix)).map { |entry| stored(entry) }
+        native(prefix) { |folder| @native.list(folder) }.map { |entry| stored(entry) }
       end
 
       def [](path) # :nodoc:
-        entry = @native.stat(FileStore.path(path))
+        entry = native(path) { |name| @native.stat(name) }
         entry && stored(entry)
       end
 
       def read(path) # :nodoc:
-        @native.read(FileStore.path(path))
+        native(path) { |name| @native.read(name) }
       end
 
       # Writes atomically: a reader sees the old file or the new one, never part. The
@@ -55,7 +55,7 @@ module RubyLLM
       end
 
       def delete(path) # :nodoc:
-        entry = @native.delete(FileStore.path(path))
+        entry = native(path) { |name| @native.delete(name) }
         entry && stored(entry)
       end
 
@@ -75,15 +75,15 @@ module RubyLLM
       end
 
       def read_lines(path, offset, limit, max_chars) # :nodoc:
-        @native.read_lines(FileStore.path(path), offset, limit, max_chars)
+        native(path) { |name| @native.read_lines(name, offset, limit, max_chars) }
       end
 
       def read_chars(path, offset, limit) # :nodoc:
-        @native.read_chars(FileStore.path(path), offset, limit)
+        native(path) { |name| @native.read_chars(name, offset, limit) }
       end
 
       def head(path, bytes) # :nodoc:
-        @native.head(FileStore.path(path), bytes)
+        native(path) { |name| @native.head(name, bytes) }
       end
 
       def search(entries, pattern, literal:, ignore_case:, context:, max_matches:) # :nodoc:
@@ -101,6 +101,16 @@ module RubyLLM
       end
 
       private
+
+      # Hands +path+ to the native store as it is: the core normalises it and
+      # refuses what is no path, and a refusal is raised again here with the
+      # message FileStore.path gives, which names the path as Ruby shows it.
+      def native(path)
+        yield path&.to_s
+      rescue ArgumentError, TypeError
+        FileStore.path(path)
+        raise
+      end
 
       def write_stream(path, io)
         writer = @native.writer(path)

@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 RSpec.describe 'config.file_converters', :ruby_llm do
-  after { RubyLLM.config.file_converters.delete('application/x-test') }
+  after { RubyLLM.config.file_converters.delete('application/x-test') if defined?(RubyLLM::Chat) }
 
   it 'is a real RubyLLM configuration option' do
     expect(RubyLLM::Configuration.options).to include(:file_converters)
