@@ -224,12 +224,7 @@ impl Directory {
         max_matches: usize,
     ) -> Result<text::SearchTuple, Error> {
         let root = Arc::new(rb_self.root.try_clone().map_err(|e| errors::map(ruby, e))?);
-        let inputs = text::inputs(entries, |path| {
-            let root = Arc::clone(&root);
-            Source::File(Box::new(move || {
-                root.open_file(&path).map_err(std::io::Error::other)
-            }))
-        })?;
+        let inputs = text::inputs(entries, |path| file_source(&root, path))?;
         text::run_search(
             ruby,
             inputs,
@@ -260,29 +255,12 @@ impl Directory {
             let count = paths.len();
             let inputs = paths
                 .into_iter()
-                .map(|path| {
-                    let root = Arc::clone(&root);
-                    let opened = path.clone();
-                    let open = move || root.open_file(&opened).map_err(std::io::Error::other);
-                    SearchInput {
-                        path,
-                        source: Source::File(Box::new(open)),
-                    }
+                .map(|path| SearchInput {
+                    source: file_source(&root, path.clone()),
+                    path,
                 })
                 .collect();
-            file_store_core::search::search(inputs, &options).map(|out| {
-                let summary = file_store_core::search::format_summary(&out, options.max_matches);
-                (
-                    (
-                        out.text,
-                        out.shown,
-                        out.total_matches,
-                        out.files_matched,
-                        summary,
-                    ),
-                    count,
-                )
-            })
+            Ok((text::searched(inputs, &options)?, count))
         })?;
         found.map_err(|e| errors::map(ruby, e))
     }
@@ -290,6 +268,14 @@ impl Directory {
     fn lock(ruby: &Ruby, rb_self: &Self) -> Result<Lock, Error> {
         Ok(Lock::new(off_gvl(ruby, || rb_self.root.lock())?))
     }
+}
+
+/// The file at `path` in `root` as a search input, opened on the searching thread.
+fn file_source(root: &Arc<Root>, path: String) -> Source {
+    let root = Arc::clone(root);
+    Source::File(Box::new(move || {
+        root.open_file(&path).map_err(std::io::Error::other)
+    }))
 }
 
 pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {

@@ -114,19 +114,25 @@ pub fn run_search(
     inputs: Vec<SearchInput>,
     options: SearchOptions,
 ) -> Result<SearchTuple, Error> {
-    let found = nogvl(ruby, move || {
-        search::search(inputs, &options).map(|out| {
-            let summary = search::format_summary(&out, options.max_matches);
-            (
-                out.text,
-                out.shown,
-                out.total_matches,
-                out.files_matched,
-                summary,
-            )
-        })
-    })?;
+    let found = nogvl(ruby, move || searched(inputs, &options))?;
     found.map_err(|e| errors::map(ruby, e))
+}
+
+/// Searches `inputs` and gives the result as Ruby receives it, with the summary
+/// of what was left out.
+pub fn searched(
+    inputs: Vec<SearchInput>,
+    options: &SearchOptions,
+) -> file_store_core::Result<SearchTuple> {
+    let out = search::search(inputs, options)?;
+    let summary = search::format_summary(&out, options.max_matches);
+    Ok((
+        out.text,
+        out.shown,
+        out.total_matches,
+        out.files_matched,
+        summary,
+    ))
 }
 
 /// The options of a search, from its positional arguments.
