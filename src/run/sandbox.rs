@@ -75,7 +75,8 @@ pub(super) fn wrap(spec: &Spec) -> Vec<String> {
         let path = path.to_string_lossy();
         push(&["--ro-bind", &path, &path]);
     }
-    push(&["--chdir", &dir, "--"]);
+    // bwrap's own root is a writable tmpfs: only the run folder and /tmp stay writable.
+    push(&["--remount-ro", "/", "--chdir", &dir, "--"]);
     args.extend(spec.argv.iter().cloned());
     args
 }
