@@ -23,6 +23,9 @@ pub enum Error {
     /// An argument other than a path is wrong, such as an invalid regex.
     #[error("{0}")]
     InvalidArgument(String),
+    /// A code run could not be started or sandboxed.
+    #[error("{0}")]
+    Sandbox(String),
     /// The operating system refused or failed.
     #[error("{path}: {source}")]
     Io {

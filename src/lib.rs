@@ -10,7 +10,9 @@ pub mod dir;
 pub mod edit;
 pub mod error;
 pub mod path;
+pub mod run;
 pub mod search;
+pub mod snapshot;
 pub mod spill;
 pub mod text;
 

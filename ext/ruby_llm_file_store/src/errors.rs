@@ -22,6 +22,8 @@ static UNSAFE_PATH: Lazy<ExceptionClass> =
     Lazy::new(|ruby| lookup(ruby, "RubyLLM::FileStore::UnsafePathError"));
 static EDIT_ERROR: Lazy<ExceptionClass> =
     Lazy::new(|ruby| lookup(ruby, "RubyLLM::FileStore::EditError"));
+static SANDBOX_ERROR: Lazy<ExceptionClass> =
+    Lazy::new(|ruby| lookup(ruby, "RubyLLM::FileStore::SandboxError"));
 static DISK_ERROR: Lazy<ExceptionClass> =
     Lazy::new(|ruby| lookup(ruby, "RubyLLM::FileStore::DiskError"));
 
@@ -36,6 +38,7 @@ pub fn map(ruby: &Ruby, error: CoreError) -> magnus::Error {
         | CoreError::InvalidArgument(_) => exception::arg_error(),
         CoreError::SymbolicLink(_) => ruby.get_inner(&UNSAFE_PATH),
         CoreError::Io { .. } => ruby.get_inner(&DISK_ERROR),
+        CoreError::Sandbox(_) => ruby.get_inner(&SANDBOX_ERROR),
     };
     magnus::Error::new(class, message)
 }

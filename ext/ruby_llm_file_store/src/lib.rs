@@ -6,6 +6,8 @@ mod errors;
 mod lock;
 mod nogvl;
 mod paths;
+mod run;
+mod snapshot;
 mod text;
 mod writer;
 
@@ -22,5 +24,7 @@ fn init(ruby: &Ruby) -> Result<(), Error> {
     writer::define(ruby, native)?;
     lock::define(ruby, native)?;
     text::define(ruby, native)?;
+    run::define(ruby, native)?;
+    snapshot::define(ruby, native)?;
     Ok(())
 }

@@ -33,6 +33,10 @@ module RubyLLM # :nodoc:
     # the same as new_text. The message says which, for the model.
     class EditError < Error; end
 
+    # Raised when code cannot run: bubblewrap is missing or cannot make a sandbox,
+    # or the interpreter cannot start. The message says which.
+    class SandboxError < Error; end
+
     # Raised when the disk refuses or fails an operation; the message names the path.
     class DiskError < Error; end
   end

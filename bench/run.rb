@@ -1,0 +1,40 @@
+# frozen_string_literal: true
+
+# The cost of the sandbox: one `print(1)` run through CodeRunner's native runner
+# under bubblewrap, against the same interpreter started bare. Best of N each, so
+# the figure is the overhead, not the noise of a busy machine.
+#
+#   ruby bench/run.rb [N]
+
+$LOAD_PATH.unshift File.expand_path('../lib', __dir__)
+require 'ruby_llm/file_store'
+require 'tmpdir'
+
+N = Integer(ARGV.fetch(0, 30))
+NATIVE = RubyLLM::FileStore::Native
+LIMITS = [30, 2 << 30, 256 << 20, 64, 20_000].freeze
+
+def best(count)
+  Array.new(count) do
+    started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    yield
+    Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
+  end.min
+end
+
+abort "bubblewrap cannot run here: #{NATIVE.sandbox_problem}" if NATIVE.sandbox_problem
+python = '/usr/bin/python3'
+Dir.mktmpdir('ruby_llm_bench') do |dir|
+  argv = [python, '-c', 'print(1)']
+  bare = best(N) { system(*argv, out: File::NULL) || abort('bare python3 failed') }
+  plain = best(N) { NATIVE.run(argv, dir, [], false, 10.0, *LIMITS) }
+  boxed = best(N) do
+    NATIVE.run(argv, dir, [], true, 10.0, *LIMITS).fetch(:exit_code).zero? || abort('sandboxed run failed')
+  end
+  ms = ->(seconds) { format('%.1f ms', seconds * 1000) }
+  puts "python3 -c 'print(1)', best of #{N}"
+  puts "  bare (Ruby system):          #{ms.call(bare)}"
+  puts "  runner, no sandbox:          #{ms.call(plain)}"
+  puts "  runner, bubblewrap sandbox:  #{ms.call(boxed)}"
+  puts "  sandbox overhead over bare:  #{ms.call(boxed - bare)} (x#{format('%.2f', boxed / bare)}); goal < 50 ms"
+end

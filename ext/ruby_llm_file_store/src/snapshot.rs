@@ -1,0 +1,40 @@
+//! `Native::Snapshot`: the size and mtime of every file in a folder, to compare.
+
+use std::path::PathBuf;
+
+use magnus::{function, method, prelude::*, Error, RModule, Ruby};
+
+use file_store_core::snapshot;
+
+use crate::{errors, nogvl::nogvl};
+
+#[magnus::wrap(class = "RubyLLM::FileStore::Native::Snapshot", free_immediately, size)]
+pub struct Snapshot(snapshot::Snapshot);
+
+impl Snapshot {
+    /// Takes the snapshot of `dir`, with the GVL released.
+    fn take(ruby: &Ruby, dir: String) -> Result<Snapshot, Error> {
+        let dir = PathBuf::from(dir);
+        let taken = nogvl(ruby, move || snapshot::take(&dir))?;
+        taken.map(Snapshot).map_err(|e| errors::map(ruby, e))
+    }
+
+    /// `[created, changed, deleted]` from this snapshot to `later`.
+    fn changes(&self, later: &Snapshot) -> (Vec<String>, Vec<String>, Vec<String>) {
+        let changes = snapshot::diff(&self.0, &later.0);
+        (changes.created, changes.changed, changes.deleted)
+    }
+
+    /// The paths in the snapshot, sorted.
+    fn paths(&self) -> Vec<String> {
+        self.0.keys().cloned().collect()
+    }
+}
+
+pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
+    let class = native.define_class("Snapshot", ruby.class_object())?;
+    class.define_singleton_method("take", function!(Snapshot::take, 1))?;
+    class.define_method("changes", method!(Snapshot::changes, 1))?;
+    class.define_method("paths", method!(Snapshot::paths, 0))?;
+    Ok(())
+}

@@ -1,0 +1,165 @@
+# frozen_string_literal: true
+
+require 'tmpdir'
+
+module RubyLLM
+  class FileStore
+    # Runs the model's code on a store's files, in a sandbox. Two modes follow from
+    # the store, with nothing to configure:
+    #
+    # - workspace mode, for a store with a +local_root+ folder: the code runs in the
+    #   folder itself, and a snapshot of sizes and mtimes before and after tells
+    #   which files it created, changed or deleted;
+    # - copy mode, for every other store: the code runs in an empty temporary folder
+    #   holding copies of the +files+ named, and what it writes or changes is saved
+    #   back to the store. A file it deletes stays in the store.
+    #
+    #   runner = RubyLLM::FileStore::CodeRunner.new(store, python: %w[pandas], timeout: 30)
+    #   runner.run(language: "python", code: "print(1)").to_s # => "Exit code 0 in 0.09 s..."
+    class CodeRunner
+      LANGUAGES = %w[python ruby shell].freeze
+
+      # Limits of each run, overridable with +limits:+.
+      DEFAULT_LIMITS = {
+        cpu_seconds: 60, memory_bytes: 2 << 30, file_bytes: 256 << 20, processes: 64, output_bytes: 20_000
+      }.freeze
+
+      attr_reader :store, :languages, :timeout, :mounts, :packages
+
+      # +python+, +ruby+ and +shell+ turn each language on (a list of Python packages
+      # the code expects counts as on); +sandbox: false+ runs without bubblewrap,
+      # with the limits and the timeout but without isolation. +mounts+ maps a path
+      # in the run folder to a folder on disk linked in read-only for each run.
+      # +on_write+ receives each StoredFile a run created or changed.
+      def initialize(store, python: [], ruby: false, shell: false, sandbox: true, timeout: 30, mounts: {},
+                     limits: {}, on_write: nil)
+        @store = store
+        @languages = { 'python' => python, 'ruby' => ruby, 'shell' => shell }.select { |_, on| on }.keys
+        raise ArgumentError, 'code execution needs at least one of python, ruby or shell' if @languages.empty?
+
+        @packages = python.is_a?(Array) ? python.map(&:to_s) : []
+        @sandbox = sandbox ? true : false
+        @timeout = check_timeout(timeout)
+        @mounts = Mounts.new(mounts)
+        @limits = DEFAULT_LIMITS.merge(limits)
+        @on_write = on_write
+        @interpreters = Interpreters.new
+      end
+
+      # Whether runs are sandboxed.
+      def sandbox? = @sandbox
+
+      # Whether runs happen in the store's own folder.
+      def workspace? = !local_root.nil?
+
+      # Raises RubyLLM::FileStore::SandboxError unless bubblewrap can make a
+      # sandbox here. Returns +self+.
+      def check_sandbox!
+        return self unless @sandbox
+
+        problem = Native.sandbox_problem
+        raise SandboxError, "#{problem}. Install bubblewrap, or pass sandbox: false to run code unsandboxed." if problem
+
+        self
+      end
+
+      # The named Python packages that do not import, checked once, in a run like
+      # the model's.
+      def missing_packages
+        @missing_packages ||= @packages.reject { |name| importable?(name) }
+      end
+
+      # Runs +code+ in +language+ and returns a CodeRunner::Result. In copy mode
+      # +files+ names the store paths to copy in (a folder copies all inside it).
+      def run(language:, code:, files: [])
+        language = check_language(language)
+        notes = package_notes(language)
+        result = workspace? ? run_in_place(language, code) : run_on_copies(language, code, Array(files))
+        result.notes.unshift(*notes)
+        result
+      end
+
+      private
+
+      def local_root
+        root = store.respond_to?(:local_root) ? store.local_root : nil
+        root && File.directory?(root) ? root : nil
+      end
+
+      def run_in_place(language, code)
+        store.with_lock do
+          links = @mounts.link(local_root)
+          begin
+            before = Native::Snapshot.take(local_root)
+            outcome = execute(language, code, local_root, links.sources)
+            created, changed, deleted = before.changes(Native::Snapshot.take(local_root))
+          ensure
+            links.remove
+          end
+          (created + changed).each { |path| (file = store[path]) && @on_write&.call(file) }
+          Result.new(outcome, created:, changed:, deleted:, notes: links.notes, copy: false)
+        end
+      end
+
+      def run_on_copies(language, code, files)
+        Dir.mktmpdir('ruby_llm_run') do |dir|
+          Copies.new(store).copy_in(files, dir)
+          links = @mounts.link(dir)
+          before = Native::Snapshot.take(dir)
+          outcome = execute(language, code, dir, links.sources)
+          created, changed, deleted = before.changes(Native::Snapshot.take(dir))
+          links.remove
+          saved, failed = Copies.new(store).save_back(dir, created + changed, @on_write)
+          Result.new(outcome, created: created & saved, changed: changed & saved, deleted:,
+                              notes: links.notes + failed, copy: true)
+        end
+      end
+
+      def execute(language, code, dir, mount_sources)
+        interpreter, read_only = @interpreters.for(language, sandbox: @sandbox)
+        native_run(Native.command(language, interpreter, code.to_s), dir, (read_only + mount_sources).uniq)
+      end
+
+      def native_run(argv, dir, read_only)
+        limits = @limits.values_at(:cpu_seconds, :memory_bytes, :file_bytes, :processes, :output_bytes)
+        Native.run(argv, dir, read_only, @sandbox, @timeout.to_f, *limits)
+      end
+
+      def importable?(name)
+        code = "import importlib, sys\ntry:\n  importlib.import_module(sys.argv[1])\nexcept Exception:\n  sys.exit(1)"
+        Dir.mktmpdir('ruby_llm_check') do |dir|
+          interpreter, read_only = @interpreters.for('python', sandbox: @sandbox)
+          native_run([interpreter, '-c', code, name], dir, read_only)[:exit_code].zero?
+        end
+      end
+
+      def package_notes(language)
+        return [] if language != 'python' || @package_reported
+
+        @package_reported = true
+        missing = missing_packages
+        return [] if missing.empty?
+
+        ["Not installed here, and nothing can be installed: #{missing.join(', ')}. Write the code without them."]
+      end
+
+      def check_language(language)
+        language = language.to_s
+        return language if @languages.include?(language)
+
+        raise ArgumentError, "#{language.inspect} is not a language this chat runs: use #{@languages.join(' or ')}"
+      end
+
+      def check_timeout(timeout)
+        return timeout if timeout.is_a?(Numeric) && timeout.positive?
+
+        raise ArgumentError, "timeout takes a positive number of seconds, not #{timeout.inspect}"
+      end
+    end
+  end
+end
+
+require_relative 'code_runner/interpreters'
+require_relative 'code_runner/mounts'
+require_relative 'code_runner/copies'
+require_relative 'code_runner/result'

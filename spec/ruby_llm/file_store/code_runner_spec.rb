@@ -1,0 +1,170 @@
+# frozen_string_literal: true
+
+require 'socket'
+
+RSpec::Matchers.define_negated_matcher :not_include, :include
+
+RSpec.describe RubyLLM::FileStore::CodeRunner do
+  let(:written) { [] }
+  let(:options) { {} }
+  let(:runner) do
+    described_class.new(store, python: [], ruby: true, shell: true, timeout: 10,
+                               on_write: ->(file) { written << file.path }, **options)
+  end
+  let(:tool) { RubyLLM::FileStore::Tools::RunCode.new(runner) }
+
+  chart = "import csv\nwith open('sales.csv', 'w', newline='') as f:\n  csv.writer(f).writerows([['month', 'total'], " \
+          "['jan', 10]])\nopen('chart.png', 'wb').write(bytes(range(256)) * 400)\nprint('done')"
+
+  each_store do
+    it 'saves the CSV and the binary the code writes, and names them' do
+      text = tool.call(language: 'python', code: chart)
+      expect(text).to start_with('Exit code 0').and include("stdout:\ndone").and include('Created: chart.png, sales.csv')
+      expect(store.read('sales.csv')).to eq("month,total\r\njan,10\r\n")
+      expect(store.read('chart.png')).to eq((0..255).to_a.pack('C*') * 400)
+      expect(written).to eq(%w[chart.png sales.csv])
+    end
+
+    it 'runs a script the model edits with edit_file, again' do
+      files = RubyLLM::FileStore::Tools
+      files::WriteFile.new(store).call(path: 'calc.py', content: "print(6 * 7)\n")
+      run = -> { tool.call(language: 'shell', code: 'python3 calc.py', files: ['calc.py']) }
+      expect(run.call).to include("stdout:\n42")
+      files::ReadFile.new(store).call(path: 'calc.py')
+      expect(files::EditFile.new(store).call(path: 'calc.py', old_text: '6 * 7', new_text: '6 * 8')).not_to start_with('Error')
+      expect(run.call).to include("stdout:\n48")
+    end
+
+    it 'kills a child the code forked when the time is up' do
+      options[:timeout] = 1
+      code = "import os, time\nif os.fork() == 0:\n  time.sleep(3)\n  open('late.txt', 'w').write('x')\nelse:\n  time.sleep(30)"
+      started = Time.now
+      expect(tool.call(language: 'python', code:)).to start_with('Timed out after 1.')
+      expect(Time.now - started).to be < 5
+      sleep 3
+      expect(store.exist?('late.txt')).to be(false)
+    end
+
+    it 'refuses to read /etc/shadow, write outside the folder or reach 127.0.0.1' do
+      server = TCPServer.new('127.0.0.1', 0)
+      outside = File.join(tmp_dir, 'outside.txt')
+      code = <<~PY
+        import socket
+        for attempt in [lambda: open('/etc/shadow').read(), lambda: open('/outside.txt', 'w').write('x'),
+                        lambda: socket.create_connection(('127.0.0.1', #{server.addr[1]}), timeout=2)]:
+          try:
+            attempt(); print('allowed')
+          except OSError as e:
+            print('refused', type(e).__name__)
+      PY
+      text = tool.call(language: 'python', code: "#{code}\ntry:\n open('#{outside}', 'w').write('x')\nexcept OSError: pass")
+      expect(text).to include('refused').and not_include('allowed')
+      expect(text.scan('refused').size).to eq(3)
+      expect(File.exist?(outside)).to be(false)
+    ensure
+      server&.close
+    end
+
+    it 'contains a fork bomb' do
+      options[:limits] = { processes: 32 }
+      started = Time.now
+      text = tool.call(language: 'shell', code: 'b() { b | b & }; b; sleep 1; echo over')
+      expect(text).not_to start_with('Timed out')
+      expect(Time.now - started).to be < 8
+    end
+
+    it 'reports named packages that do not import, once' do
+      runner = described_class.new(store, python: %w[json no_such_package_here], timeout: 10)
+      first = runner.run(language: 'python', code: 'print(1)').to_s
+      expect(first).to include('no_such_package_here').and not_include('json')
+      expect(runner.run(language: 'python', code: 'print(1)').to_s).not_to include('no_such_package_here')
+    end
+
+    it 'cuts long output and says so' do
+      options[:limits] = { output_bytes: 100 }
+      expect(tool.call(language: 'ruby', code: 'print "x" * 5000'))
+        .to include("#{'x' * 100}\n[stdout cut: 5000 bytes in all, the first 100 shown]")
+    end
+
+    it 'refuses a language that is not on, as a message' do
+      runner = described_class.new(store, python: [])
+      expect(RubyLLM::FileStore::Tools::RunCode.new(runner).call(language: 'shell', code: 'ls'))
+        .to eq('Error: "shell" is not a language this chat runs: use python')
+    end
+  end
+
+  context 'in workspace mode (a Directory store)' do
+    include TmpDirHelper
+
+    let(:store) { RubyLLM.file_store.directory(File.join(tmp_dir, 'store')) }
+    let(:skills) { File.join(tmp_dir, 'skills').tap { |dir| FileUtils.mkdir_p(dir) } }
+
+    it 'runs in the folder itself and lists what it created, changed and deleted' do
+      store.write('keep.txt', 'a')
+      store.write('old.txt', 'a')
+      expect(runner).to be_workspace
+      text = tool.call(language: 'shell', code: 'ls; echo b >> keep.txt; rm old.txt; echo n > new.txt')
+      expect(text).to include("stdout:\nkeep.txt\nold.txt")
+      expect(text).to include('Created: new.txt').and include('Changed: keep.txt').and include('Deleted: old.txt')
+      expect(store.list.map(&:path)).to eq(%w[keep.txt new.txt])
+      expect(written).to eq(%w[new.txt keep.txt])
+    end
+
+    it 'links mounts in read-only for the run and removes them after' do
+      File.write(File.join(skills, 'SKILL.md'), 'use pandas')
+      options[:mounts] = { 'skills/data' => skills }
+      text = tool.call(language: 'shell', code: 'cat skills/data/SKILL.md; echo x > skills/data/new.md')
+      expect(text).to include("stdout:\nuse pandas").and include('Read-only file system')
+      expect(File.exist?(File.join(skills, 'new.md'))).to be(false)
+      expect(Dir.children(store.local_root)).not_to include('skills')
+    end
+
+    it "runs with the folder's own file where a mount would go, and says so" do
+      store.write('skills/own.md', 'mine')
+      options[:mounts] = { 'skills' => skills }
+      text = tool.call(language: 'shell', code: 'cat skills/own.md')
+      expect(text).to include("stdout:\nmine").and include("skills is this folder's own")
+      expect(File.symlink?(File.join(store.local_root, 'skills'))).to be(false)
+    end
+
+    it 'does not follow a link out of the folder' do
+      File.write(File.join(tmp_dir, 'secret.txt'), 'secret')
+      File.symlink(File.join(tmp_dir, 'secret.txt'), File.join(store.local_root, 'link.txt'))
+      text = tool.call(language: 'shell', code: 'cat link.txt')
+      expect(text).to include('No such file').and not_include('secret')
+    end
+  end
+
+  context 'in copy mode (a Memory store)' do
+    let(:store) { RubyLLM.file_store.memory }
+
+    it 'copies in the named files and folders only, and keeps what the run deletes' do
+      store.write('data/a.csv', 'a')
+      store.write('data/deep/b.csv', 'b')
+      store.write('other.txt', 'o')
+      text = tool.call(language: 'shell', code: 'find . -type f | sort; rm data/a.csv', files: ['data'])
+      expect(text).to include("stdout:\n./data/a.csv\n./data/deep/b.csv\n")
+      expect(text).to include("Deleted in the run folder but kept in the chat's files: data/a.csv")
+      expect(store.exist?('data/a.csv')).to be(true)
+    end
+
+    it 'tells the model when a name has no file' do
+      expect(tool.call(language: 'shell', code: 'ls', files: ['missing.csv']))
+        .to eq("Error: No file or folder at missing.csv in this chat's files. Find names with list_files.")
+    end
+  end
+
+  it 'runs without the sandbox only when asked, with the same limits' do
+    runner = described_class.new(RubyLLM.file_store.memory, shell: true, sandbox: false, timeout: 1)
+    expect(runner.run(language: 'shell', code: 'sleep 5').to_s).to start_with('Timed out')
+  end
+
+  it 'raises a clear error where bubblewrap is missing' do
+    path = ENV.fetch('PATH')
+    ENV['PATH'] = '/nowhere'
+    runner = described_class.new(RubyLLM.file_store.memory)
+    expect { runner.check_sandbox! }.to raise_error(RubyLLM::FileStore::SandboxError, /bubblewrap.*sandbox: false/m)
+  ensure
+    ENV['PATH'] = path
+  end
+end

@@ -1,0 +1,109 @@
+//! The resource limits of a run, set with setrlimit in the child before exec.
+
+use std::time::Duration;
+
+use rustix::process::{getuid, setrlimit, Resource, Rlimit};
+
+/// The limits of one run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Wall-clock time before every process of the run is killed.
+    pub timeout: Duration,
+    /// CPU seconds per process (RLIMIT_CPU).
+    pub cpu_seconds: u64,
+    /// Address space per process, in bytes (RLIMIT_AS).
+    pub memory_bytes: u64,
+    /// Largest file a process may write, in bytes (RLIMIT_FSIZE).
+    pub file_bytes: u64,
+    /// Processes at once (a pids cgroup where one can be made; RLIMIT_NPROC too).
+    pub processes: u64,
+    /// Bytes of standard output, and of standard error, kept.
+    pub output_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            timeout: Duration::from_secs(30),
+            cpu_seconds: 30,
+            memory_bytes: 2 << 30,
+            file_bytes: 256 << 20,
+            processes: 64,
+            output_bytes: 100_000,
+        }
+    }
+}
+
+/// RLIMIT_NPROC counts every process and thread of the user, not only the run's,
+/// so the run's allowance goes on top of what the user already has.
+pub(super) fn nproc_for(processes: u64) -> u64 {
+    processes + user_tasks()
+}
+
+/// Threads of processes owned by our user, from /proc.
+fn user_tasks() -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    let uid = getuid().as_raw();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_str()
+                .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .filter(|e| e.metadata().is_ok_and(|m| m.uid() == uid))
+        .map(|e| std::fs::read_dir(e.path().join("task")).map_or(1, |tasks| tasks.count() as u64))
+        .sum()
+}
+
+/// Sets the limits on the calling process; called in the child between fork and exec.
+pub(super) fn apply(limits: &Applied) -> std::io::Result<()> {
+    let set = |resource, value: u64| {
+        setrlimit(
+            resource,
+            Rlimit {
+                current: Some(value),
+                maximum: Some(value),
+            },
+        )
+        .map_err(std::io::Error::from)
+    };
+    set(Resource::Cpu, limits.cpu_seconds)?;
+    set(Resource::As, limits.memory_bytes)?;
+    set(Resource::Fsize, limits.file_bytes)?;
+    set(Resource::Nproc, limits.nproc)?;
+    set(Resource::Core, 0)?;
+    Ok(())
+}
+
+/// The limits as set in the child, worked out before the fork.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Applied {
+    pub cpu_seconds: u64,
+    pub memory_bytes: u64,
+    pub file_bytes: u64,
+    pub nproc: u64,
+}
+
+impl Applied {
+    pub fn new(limits: &Limits) -> Applied {
+        Applied {
+            cpu_seconds: limits.cpu_seconds,
+            memory_bytes: limits.memory_bytes,
+            file_bytes: limits.file_bytes,
+            nproc: if nproc_enforced() {
+                nproc_for(limits.processes)
+            } else {
+                limits.processes
+            },
+        }
+    }
+}
+
+/// Whether the kernel holds RLIMIT_NPROC against us: it never does for root.
+pub(super) fn nproc_enforced() -> bool {
+    !getuid().is_root()
+}

@@ -1,0 +1,189 @@
+//! The code runner: one command, in one folder, under bubblewrap, with limits.
+//!
+//! A run gets no network, a read-only view of the system, only its folder writable,
+//! its own PID namespace, limits on CPU time, memory, file size and processes, and a
+//! wall-clock timeout that kills every process it started. Its output is captured up
+//! to a cap. tokio drives the child: the wait, the timeout and both pipes at once.
+
+mod cgroup;
+mod limits;
+mod output;
+mod sandbox;
+
+use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use crate::error::{Error, Result};
+
+pub use limits::Limits;
+pub use sandbox::available as sandbox_problem;
+
+/// One run: what to execute, where, and how it is confined.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    /// The program and its arguments, such as `["python3", "-c", "print(1)"]`.
+    pub argv: Vec<String>,
+    /// The run folder: the working directory and the only writable place on disk.
+    pub dir: PathBuf,
+    /// Folders and files outside the system paths the run may read, such as an
+    /// interpreter installed under /opt or the sources of mounts linked into `dir`.
+    pub read_only: Vec<PathBuf>,
+    /// Whether to run under bubblewrap. Without it the limits and the timeout hold,
+    /// but the run sees the machine as the calling process does.
+    pub sandbox: bool,
+    /// The limits.
+    pub limits: Limits,
+}
+
+/// How a run ended and what it printed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// The exit code, when the process exited rather than being killed.
+    pub exit_code: Option<i32>,
+    /// The signal that ended it, when one did.
+    pub signal: Option<i32>,
+    /// Whether the wall-clock timeout ended it.
+    pub timed_out: bool,
+    /// Standard output, up to the cap (invalid UTF-8 replaced).
+    pub stdout: String,
+    /// Standard error, up to the cap.
+    pub stderr: String,
+    /// How many bytes the run wrote to standard output in all.
+    pub stdout_bytes: u64,
+    /// How many bytes it wrote to standard error in all.
+    pub stderr_bytes: u64,
+    /// Wall-clock time from spawn to exit.
+    pub elapsed: Duration,
+    /// Whether a process-count limit was enforced by the kernel (a pids cgroup,
+    /// or RLIMIT_NPROC for a user other than root).
+    pub processes_limited: bool,
+}
+
+/// The command line that runs `code` in `language` ("python", "ruby" or "shell"),
+/// with `interpreter` in place of the usual program when given.
+pub fn command(language: &str, interpreter: Option<&str>, code: &str) -> Result<Vec<String>> {
+    let (program, flag) = match language {
+        "python" => ("python3", "-c"),
+        "ruby" => ("ruby", "-e"),
+        "shell" => ("sh", "-c"),
+        other => {
+            return Err(Error::InvalidArgument(format!(
+                "{other:?} is not a language the runner knows: use python, ruby or shell"
+            )))
+        }
+    };
+    Ok(vec![
+        interpreter.unwrap_or(program).to_string(),
+        flag.to_string(),
+        code.to_string(),
+    ])
+}
+
+/// Runs `spec` to the end, or until its timeout, and returns what happened.
+pub fn run(spec: &Spec) -> Result<Outcome> {
+    if spec.argv.is_empty() {
+        return Err(Error::InvalidArgument("the command is empty".to_string()));
+    }
+    if !spec.dir.is_dir() {
+        return Err(Error::InvalidArgument(format!(
+            "{} is not a folder to run in",
+            spec.dir.display()
+        )));
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Sandbox(format!("cannot start the runner: {e}")))?;
+    runtime.block_on(run_async(spec))
+}
+
+async fn run_async(spec: &Spec) -> Result<Outcome> {
+    let limits = spec.limits;
+    let pids = cgroup::Pids::create(limits.processes);
+    let argv = if spec.sandbox {
+        sandbox::wrap(spec)
+    } else {
+        spec.argv.clone()
+    };
+    let mut command = tokio::process::Command::new(&argv[0]);
+    command
+        .args(&argv[1..])
+        .current_dir(&spec.dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    if !spec.sandbox {
+        sandbox::plain_env(&mut command);
+    }
+    let applied = limits::Applied::new(&limits);
+    let attach = pids.as_ref().map(|p| p.attach_fd());
+    // SAFETY: the closure runs in the forked child before exec and only makes raw
+    // system calls (setrlimit, write), which are async-signal-safe.
+    unsafe {
+        command.pre_exec(move || {
+            limits::apply(&applied)?;
+            if let Some(fd) = attach {
+                cgroup::join(fd)?;
+            }
+            Ok(())
+        });
+    }
+    let started = Instant::now();
+    let mut child = command.spawn().map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            Error::Sandbox(format!("{} is not installed or not on PATH", argv[0]))
+        } else {
+            Error::Sandbox(format!("cannot start {}: {e}", argv[0]))
+        }
+    })?;
+    let group = child.id().map(|id| id as i32);
+    let stdout = output::capture(child.stdout.take(), limits.output_bytes);
+    let stderr = output::capture(child.stderr.take(), limits.output_bytes);
+
+    let (status, timed_out) = match tokio::time::timeout(limits.timeout, child.wait()).await {
+        Ok(status) => (status, false),
+        Err(_) => {
+            kill_all(group, pids.as_ref());
+            (child.wait().await, true)
+        }
+    };
+    let elapsed = started.elapsed();
+    // Whatever the run left behind (a background child outside a sandbox) goes too.
+    kill_all(group, pids.as_ref());
+    let status = status.map_err(|e| Error::Sandbox(format!("lost the run: {e}")))?;
+    let (stdout, stdout_bytes) = stdout.finish().await;
+    let (stderr, stderr_bytes) = stderr.finish().await;
+    let processes_limited = pids.is_some() || limits::nproc_enforced();
+    if let Some(pids) = pids {
+        pids.remove().await;
+    }
+    Ok(Outcome {
+        exit_code: status.code(),
+        signal: status.signal(),
+        timed_out,
+        stdout,
+        stderr,
+        stdout_bytes,
+        stderr_bytes,
+        elapsed,
+        processes_limited,
+    })
+}
+
+/// Kills the run's process group and, where there is one, every process in its
+/// cgroup. Killing bubblewrap ends its PID namespace, and with it everything inside.
+fn kill_all(group: Option<i32>, pids: Option<&cgroup::Pids>) {
+    if let Some(group) = group.and_then(rustix::process::Pid::from_raw) {
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::Kill);
+    }
+    if let Some(pids) = pids {
+        pids.kill_all();
+    }
+}
+
+#[cfg(test)]
+mod tests;

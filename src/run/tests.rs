@@ -1,0 +1,162 @@
+use super::*;
+use std::fs;
+use std::path::Path;
+
+fn spec(dir: &std::path::Path, script: &str) -> Spec {
+    Spec {
+        argv: command("shell", None, script).unwrap(),
+        dir: dir.to_path_buf(),
+        read_only: Vec::new(),
+        sandbox: true,
+        limits: Limits {
+            timeout: Duration::from_secs(10),
+            ..Limits::default()
+        },
+    }
+}
+
+fn run_sh(script: &str) -> (tempfile::TempDir, Outcome) {
+    let dir = tempfile::tempdir().unwrap();
+    let outcome = run(&spec(dir.path(), script)).unwrap();
+    (dir, outcome)
+}
+
+#[test]
+fn runs_in_the_folder_and_returns_status_and_output() {
+    let (dir, out) = run_sh("echo hi; echo oops >&2; echo data > made.txt; exit 3");
+    assert_eq!(out.exit_code, Some(3));
+    assert_eq!(out.stdout, "hi\n");
+    assert_eq!(out.stderr, "oops\n");
+    assert!(!out.timed_out);
+    assert_eq!(
+        fs::read_to_string(dir.path().join("made.txt")).unwrap(),
+        "data\n"
+    );
+}
+
+#[test]
+fn python_and_ruby_run() {
+    let dir = tempfile::tempdir().unwrap();
+    for (language, code) in [("python", "print(6 * 7)"), ("ruby", "puts 6 * 7")] {
+        let mut spec = spec(dir.path(), "");
+        spec.argv = command(language, None, code).unwrap();
+        let out = run(&spec).unwrap();
+        assert_eq!(out.stdout, "42\n", "{language}: {}", out.stderr);
+    }
+}
+
+#[test]
+fn an_unknown_language_is_refused() {
+    let err = command("cobol", None, "x").unwrap_err();
+    assert!(err.to_string().contains("\"cobol\""), "{err}");
+}
+
+#[test]
+fn the_timeout_kills_every_process_including_forked_children() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut spec = spec(dir.path(), "(sleep 31; echo late > late.txt) & sleep 31");
+    spec.limits.timeout = Duration::from_millis(500);
+    let out = run(&spec).unwrap();
+    assert!(out.timed_out);
+    assert!(out.elapsed < Duration::from_secs(5), "{:?}", out.elapsed);
+    std::thread::sleep(Duration::from_millis(200));
+    let ps = std::process::Command::new("sh")
+        .args(["-c", "ps -eo args | grep -c '^sleep 31$' || true"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&ps.stdout).trim(), "0");
+}
+
+#[test]
+fn output_past_the_cap_is_counted_not_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut spec = spec(dir.path(), "head -c 300000 /dev/zero | tr '\\0' x");
+    spec.limits.output_bytes = 1000;
+    let out = run(&spec).unwrap();
+    assert_eq!(out.stdout.len(), 1000);
+    assert_eq!(out.stdout_bytes, 300_000);
+}
+
+#[test]
+fn the_system_is_read_only_and_secrets_absent() {
+    let (_dir, out) = run_sh("cat /etc/shadow; touch /usr/x; touch /etc/x; touch /x; ls /root");
+    assert!(out.stdout.is_empty(), "{}", out.stdout);
+    assert!(out.stderr.contains("/etc/shadow"), "{}", out.stderr);
+    assert!(out.stderr.contains("/usr/x"), "{}", out.stderr);
+    assert!(out.stderr.contains("'/x': Read-only"), "{}", out.stderr);
+    assert!(!Path::new("/usr/x").exists());
+}
+
+#[test]
+fn there_is_no_network_not_even_the_hosts_loopback() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let dir = tempfile::tempdir().unwrap();
+    let code = format!(
+        "import socket\ntry:\n socket.create_connection(('127.0.0.1', {port}), timeout=2); print('connected')\nexcept OSError as e: print('refused', e)"
+    );
+    let mut spec = spec(dir.path(), "");
+    spec.argv = command("python", None, &code).unwrap();
+    let out = run(&spec).unwrap();
+    assert!(
+        out.stdout.starts_with("refused"),
+        "{} {}",
+        out.stdout,
+        out.stderr
+    );
+    // The same code outside the sandbox reaches the listener: the test can fail.
+    spec.sandbox = false;
+    assert_eq!(run(&spec).unwrap().stdout, "connected\n");
+}
+
+#[test]
+fn the_file_size_limit_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut spec = spec(dir.path(), "head -c 100000 /dev/zero > big.bin");
+    spec.limits.file_bytes = 10_000;
+    let out = run(&spec).unwrap();
+    assert_ne!(out.exit_code, Some(0));
+    assert_eq!(
+        fs::metadata(dir.path().join("big.bin")).unwrap().len(),
+        10_000
+    );
+}
+
+#[test]
+fn a_fork_bomb_is_contained() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut spec = spec(dir.path(), "b() { b | b & }; b; sleep 1; echo survived");
+    spec.limits.timeout = Duration::from_secs(5);
+    spec.limits.processes = 32;
+    let out = run(&spec).unwrap();
+    assert!(out.processes_limited, "no process limit could be set here");
+    assert!(out.elapsed < Duration::from_secs(6), "{:?}", out.elapsed);
+    assert!(!out.timed_out, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("fork"),
+        "the limit was never hit: {}",
+        out.stderr
+    );
+}
+
+#[test]
+fn without_the_sandbox_the_limits_and_timeout_still_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut spec = spec(dir.path(), "echo $HOME; sleep 30 & sleep 30");
+    spec.sandbox = false;
+    spec.limits.timeout = Duration::from_millis(300);
+    let out = run(&spec).unwrap();
+    assert!(out.timed_out);
+    assert_eq!(out.stdout, "/tmp\n");
+}
+
+#[test]
+fn a_missing_folder_is_refused_by_name() {
+    let err = run(&spec(Path::new("/no/such/dir"), "true")).unwrap_err();
+    assert!(err.to_string().contains("/no/such/dir"), "{err}");
+}
+
+#[test]
+fn the_sandbox_is_available_here() {
+    assert_eq!(sandbox_problem(), None);
+}

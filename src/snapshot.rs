@@ -1,0 +1,192 @@
+//! Size-and-mtime snapshots of a folder, and what changed between two of them.
+//!
+//! A code run in workspace mode writes straight into the store's folder; comparing a
+//! snapshot taken before with one taken after tells which files it created, changed
+//! or deleted, without reading any content. The walk opens each folder relative to
+//! its parent with `O_NOFOLLOW`, so a link the run left behind is never followed, and
+//! leaves out hidden names, as the store does.
+
+use std::collections::BTreeMap;
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::Path;
+
+use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
+use rustix::io::Errno;
+
+use crate::error::{Error, Result};
+
+const DIR_FLAGS: OFlags = OFlags::RDONLY
+    .union(OFlags::DIRECTORY)
+    .union(OFlags::NOFOLLOW)
+    .union(OFlags::CLOEXEC);
+
+/// What a snapshot keeps of one regular file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    /// Size in bytes.
+    pub size: u64,
+    /// Modification time, in nanoseconds since the epoch.
+    pub mtime_ns: i128,
+}
+
+/// Every regular file below a folder, by path relative to it.
+pub type Snapshot = BTreeMap<String, Stamp>;
+
+/// What changed from one snapshot to the next, each list sorted by path.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Changes {
+    /// Files that were not there before.
+    pub created: Vec<String>,
+    /// Files whose size or modification time differ.
+    pub changed: Vec<String>,
+    /// Files that are gone.
+    pub deleted: Vec<String>,
+}
+
+/// Takes the snapshot of `root`: each regular file's size and mtime, symbolic links
+/// and hidden names left out.
+pub fn take(root: &Path) -> Result<Snapshot> {
+    let shown = root.display().to_string();
+    let fd = rustix::fs::open(root, DIR_FLAGS, Mode::empty()).map_err(|e| Error::io(&shown, e))?;
+    let mut files = Snapshot::new();
+    let mut pending: Vec<(OwnedFd, String)> = vec![(fd, String::new())];
+    while let Some((dir_fd, prefix)) = pending.pop() {
+        let at = if prefix.is_empty() { &shown } else { &prefix };
+        for item in Dir::read_from(&dir_fd).map_err(|e| Error::io(at, e))? {
+            let item = item.map_err(|e| Error::io(at, e))?;
+            let Ok(name) = item.file_name().to_str() else {
+                continue;
+            };
+            if name.starts_with('.') {
+                continue;
+            }
+            let path = if prefix.is_empty() {
+                name.to_string()
+            } else {
+                format!("{prefix}/{name}")
+            };
+            let stat = match rustix::fs::statat(&dir_fd, name, AtFlags::SYMLINK_NOFOLLOW) {
+                Ok(stat) => stat,
+                Err(Errno::NOENT) => continue,
+                Err(e) => return Err(Error::io(&path, e)),
+            };
+            match FileType::from_raw_mode(stat.st_mode) {
+                FileType::RegularFile => {
+                    let mtime_ns =
+                        stat.st_mtime as i128 * 1_000_000_000 + stat.st_mtime_nsec as i128;
+                    let size = stat.st_size as u64;
+                    files.insert(path, Stamp { size, mtime_ns });
+                }
+                FileType::Directory => {
+                    match rustix::fs::openat(dir_fd.as_fd(), name, DIR_FLAGS, Mode::empty()) {
+                        Ok(fd) => pending.push((fd, path)),
+                        // Gone, or swapped for a link since the stat: nothing to list.
+                        Err(Errno::NOENT | Errno::LOOP | Errno::NOTDIR | Errno::ACCESS) => {}
+                        Err(e) => return Err(Error::io(&path, e)),
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(files)
+}
+
+/// What changed from `before` to `after`.
+pub fn diff(before: &Snapshot, after: &Snapshot) -> Changes {
+    let mut changes = Changes::default();
+    for (path, stamp) in after {
+        match before.get(path) {
+            None => changes.created.push(path.clone()),
+            Some(old) if old != stamp => changes.changed.push(path.clone()),
+            Some(_) => {}
+        }
+    }
+    changes.deleted = before
+        .keys()
+        .filter(|path| !after.contains_key(*path))
+        .cloned()
+        .collect();
+    changes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+    use std::time::{Duration, SystemTime};
+
+    fn set_mtime(path: &Path, time: SystemTime) {
+        fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(time)
+            .unwrap();
+    }
+
+    #[test]
+    fn lists_regular_files_by_relative_path() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("a/b")).unwrap();
+        fs::write(dir.path().join("top.txt"), "12345").unwrap();
+        fs::write(dir.path().join("a/b/deep.csv"), "x").unwrap();
+        let snap = take(dir.path()).unwrap();
+        assert_eq!(
+            snap.keys().collect::<Vec<_>>(),
+            vec!["a/b/deep.csv", "top.txt"]
+        );
+        assert_eq!(snap["top.txt"].size, 5);
+    }
+
+    #[test]
+    fn leaves_out_links_and_hidden_names_and_never_walks_through_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("secret.txt"), "s").unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("linked")).unwrap();
+        std::os::unix::fs::symlink(
+            outside.path().join("secret.txt"),
+            dir.path().join("file-link"),
+        )
+        .unwrap();
+        fs::create_dir(dir.path().join(".git")).unwrap();
+        fs::write(dir.path().join(".git/HEAD"), "ref").unwrap();
+        fs::write(dir.path().join(".hidden"), "h").unwrap();
+        assert!(take(dir.path()).unwrap().is_empty());
+    }
+
+    #[test]
+    fn diff_finds_created_changed_and_deleted() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let old = SystemTime::now() - Duration::from_secs(60);
+        for name in ["same.txt", "resized.txt", "touched.txt", "gone.txt"] {
+            fs::write(root.join(name), "abc").unwrap();
+            set_mtime(&root.join(name), old);
+        }
+        let before = take(root).unwrap();
+        fs::write(root.join("resized.txt"), "abcdef").unwrap();
+        set_mtime(&root.join("resized.txt"), old);
+        set_mtime(&root.join("touched.txt"), SystemTime::now());
+        fs::remove_file(root.join("gone.txt")).unwrap();
+        fs::write(root.join("new.png"), [0u8; 10]).unwrap();
+        let changes = diff(&before, &take(root).unwrap());
+        assert_eq!(changes.created, vec!["new.png"]);
+        assert_eq!(changes.changed, vec!["resized.txt", "touched.txt"]);
+        assert_eq!(changes.deleted, vec!["gone.txt"]);
+    }
+
+    #[test]
+    fn a_missing_folder_is_an_error_naming_it() {
+        let err = take(Path::new("/no/such/folder")).unwrap_err();
+        assert!(err.to_string().contains("/no/such/folder"), "{err}");
+    }
+
+    #[test]
+    fn a_link_as_the_root_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(dir.path(), dir.path().join("me")).unwrap();
+        assert!(take(&dir.path().join("me")).is_err());
+    }
+}
