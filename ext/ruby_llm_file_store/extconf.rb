@@ -25,9 +25,11 @@ rescue LoadError
     \tCARGO_TARGET_DIR=$(TARGET_DIR) $(CARGO) build --release --locked --manifest-path #{crate}/Cargo.toml
     \tcp $(TARGET_DIR)/release/#{library} $(SO)
 
+    # The build folder holds hundreds of megabytes nothing needs once installed.
     install: $(SO)
     \tmkdir -p $(DESTDIR)$(sitearchdir)/#{File.dirname(TARGET)}
     \tcp $(SO) $(DESTDIR)$(sitearchdir)/#{TARGET}.#{dlext}
+    \trm -rf $(TARGET_DIR)
 
     clean:
     \trm -f $(SO)

@@ -75,7 +75,7 @@ module RubyLLM
     end
 
     def inspect # :nodoc:
-      "#<#{self.class.name} path: #{path.inspect}, byte_size: #{byte_size}, content_type: #{content_type.inspect}>"
+      "#<#{StoredFile.name} path: #{path.inspect}, byte_size: #{byte_size}, content_type: #{content_type.inspect}>"
     end
   end
 end
