@@ -18,6 +18,6 @@ RSpec.describe 'Loading on a ruby_llm without the hooks', :ruby_llm do
     output, status = Open3.capture2e(RbConfig.ruby, *libs, '-e', script)
     expect(status).to be_success
     expect(output.strip).to eq("ruby_llm-file_store needs ruby_llm 1.16 or later: ruby_llm #{RubyLLM::VERSION} " \
-                                'has no Chat#preprocessed_messages, where chats with files hook in.')
+                               'has no Chat#preprocessed_messages, where chats with files hook in.')
   end
 end
