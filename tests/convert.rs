@@ -68,6 +68,20 @@ fn reads_html_as_lines() {
 }
 
 #[test]
+fn leaves_a_pdf_without_text_to_the_next_converter() {
+    // The fixture with its text operators taken out: pages of nothing, as a scan reads.
+    let pdf = fixture("report.pdf");
+    let document = lopdf::Document::load_mem(&pdf).unwrap();
+    let mut blank = document.clone();
+    for page in document.get_pages().into_values() {
+        blank.change_page_content(page, b"q Q".to_vec()).unwrap();
+    }
+    let mut bytes = Vec::new();
+    blank.save_to(&mut bytes).unwrap();
+    assert_eq!(convert::pdf(&bytes), Err(Refusal::NoText("PDF")));
+}
+
+#[test]
 fn refuses_what_is_not_its_kind() {
     assert!(matches!(
         convert::pdf(b"hello"),

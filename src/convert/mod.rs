@@ -32,6 +32,10 @@ pub enum Refusal {
     /// The bytes are not a file of this kind, or are broken past reading.
     #[error("not a readable {0}: {1}")]
     Unreadable(&'static str, String),
+    /// A file with no text in it, such as a scanned PDF: the next converter
+    /// (OCR, say) may read it.
+    #[error("the {0} has no text (a scan?)")]
+    NoText(&'static str),
     /// An archive with more entries than [`archive::MAX_ENTRIES`].
     #[error("the archive has {0} entries, more than {max}", max = archive::MAX_ENTRIES)]
     TooManyEntries(usize),

@@ -29,8 +29,10 @@ impl Out {
         true
     }
 
-    /// Ends the current line, unless there is none.
+    /// Ends the current line, unless there is none, without its trailing spaces.
     pub fn newline(&mut self) -> bool {
+        let kept = self.text.trim_end_matches(' ').len();
+        self.text.truncate(kept);
         if self.text.is_empty() || self.text.ends_with('\n') {
             return !self.full;
         }

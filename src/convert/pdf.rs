@@ -41,7 +41,16 @@ fn read(bytes: &[u8]) -> Converted {
         }
         page_text(&document, page, &mut out);
     }
-    Ok(out.finish())
+    let text = out.finish();
+    // Headings alone mean pages of images: leave them to OCR.
+    let has_text = text
+        .lines()
+        .any(|line| !line.starts_with("## Page ") && !line.trim().is_empty());
+    if has_text {
+        Ok(text)
+    } else {
+        Err(Refusal::NoText(KIND))
+    }
 }
 
 /// Writes the text of one page; stops quietly where the page stops making sense.

@@ -1,6 +1,7 @@
 //! The binding: defines `RubyLLM::FileStore::Native` over the core crate. It only
 //! converts values, releases the GVL around work on the disk, and maps errors.
 
+mod convert;
 mod directory;
 mod errors;
 mod lock;
@@ -22,5 +23,6 @@ fn init(ruby: &Ruby) -> Result<(), Error> {
     writer::define(ruby, native)?;
     lock::define(ruby, native)?;
     text::define(ruby, native)?;
+    convert::define(ruby, native)?;
     Ok(())
 }
