@@ -6,6 +6,7 @@
 //! ```
 
 pub mod content_type;
+pub mod convert;
 pub mod dir;
 pub mod edit;
 pub mod error;

@@ -1,6 +1,7 @@
 //! The binding: defines `RubyLLM::FileStore::Native` over the core crate. It only
 //! converts values, releases the GVL around work on the disk, and maps errors.
 
+mod convert;
 mod directory;
 mod errors;
 mod lock;
@@ -26,5 +27,6 @@ fn init(ruby: &Ruby) -> Result<(), Error> {
     text::define(ruby, native)?;
     run::define(ruby, native)?;
     snapshot::define(ruby, native)?;
+    convert::define(ruby, native)?;
     Ok(())
 }

@@ -102,3 +102,4 @@ module RubyLLM
 end
 
 require_relative 'converters/ocr'
+require_relative 'converters/native'

@@ -46,6 +46,27 @@ module RubyLLM # :nodoc:
       def ocr(**options)
         Converters::OCR.new(**options)
       end
+
+      # Reads the text of PDFs locally; nil for a scan, so OCR can follow it.
+      #
+      #   config.file_converters["application/pdf"] = RubyLLM.file_store.converter.pdf
+      def pdf
+        Converters::PDF
+      end
+
+      # Reads .docx, .xlsx and .pptx files locally.
+      #
+      #   config.file_converters[RubyLLM::FileStore::Converters::Office::TYPES[0]] = RubyLLM.file_store.converter.office
+      def office
+        Converters::Office
+      end
+
+      # Reads HTML locally, without scripts, styles and hidden elements.
+      #
+      #   config.file_converters["text/html"] = RubyLLM.file_store.converter.html
+      def html
+        Converters::HTML
+      end
     end
   end
 

@@ -1,0 +1,81 @@
+# frozen_string_literal: true
+
+module RubyLLM
+  class FileStore
+    module Converters
+      # What the PDF, Office and HTML converters share: the bytes go to the native
+      # core, off the GVL, and come back as text, or as nil when the file is not one
+      # the converter reads (so the next registered converter runs). Nothing raises
+      # out of a converter, so a tool that reads a file never fails on its content.
+      module Native
+        module_function
+
+        # The text +function+ of the native core reads from +attachment+, or nil.
+        def convert(function, attachment)
+          text, = FileStore::Native.public_send(function, attachment.content.to_s.b)
+          text
+        rescue FileStore::Error
+          # The core failed on this file: it stays unread, like one it refused.
+          nil
+        end
+
+        # Why +function+ reads no text from +bytes+, or nil when it does.
+        #
+        #   Converters::Native.refusal(:convert_office, File.binread("bomb.docx"))
+        #   # => "the archive uncompresses to more than 209715200 bytes"
+        def refusal(function, bytes)
+          FileStore::Native.public_send(function, bytes.b).last
+        end
+      end
+
+      # Reads the text of PDFs locally, page by page under <tt>## Page N</tt>. A PDF
+      # with no text (a scan) gives nil, so an OCR converter after it can read it:
+      #
+      #   config.file_converters["application/pdf"] = [
+      #     RubyLLM.file_store.converter.pdf,
+      #     RubyLLM.file_store.converter.ocr(model: "mistral-ocr-latest")
+      #   ]
+      module PDF
+        module_function
+
+        def call(attachment)
+          Native.convert(:convert_pdf, attachment)
+        end
+      end
+
+      # Reads Word, Excel and PowerPoint files (Office Open XML) locally: Word
+      # paragraphs and tables, each sheet under <tt>## name</tt> with tab-separated
+      # rows, each slide under <tt>## Slide N</tt>.
+      #
+      #   Converters::Office::TYPES.each do |type|
+      #     config.file_converters[type] = RubyLLM.file_store.converter.office
+      #   end
+      module Office
+        # The MIME types of .docx, .xlsx and .pptx files.
+        TYPES = %w[
+          application/vnd.openxmlformats-officedocument.wordprocessingml.document
+          application/vnd.openxmlformats-officedocument.spreadsheetml.sheet
+          application/vnd.openxmlformats-officedocument.presentationml.presentation
+        ].freeze
+
+        module_function
+
+        def call(attachment)
+          Native.convert(:convert_office, attachment)
+        end
+      end
+
+      # Reads HTML locally as lines of text: no scripts, styles or hidden elements,
+      # blocks on lines of their own, table cells separated by <tt> | </tt>.
+      #
+      #   config.file_converters["text/html"] = RubyLLM.file_store.converter.html
+      module HTML
+        module_function
+
+        def call(attachment)
+          Native.convert(:convert_html, attachment)
+        end
+      end
+    end
+  end
+end

@@ -1,0 +1,168 @@
+//! Excel workbooks: each sheet as `## Sheet name`, then a line per row with its
+//! cells separated by tabs, placed by their A1 references and shared strings
+//! resolved.
+
+use super::archive::Archive;
+use super::office::{attr_rid, part};
+use super::out::Out;
+use super::xml::{self, attr, Node};
+use super::Converted;
+
+/// The last column Excel has (XFD); a reference past it is not believed.
+const MAX_COLUMN: usize = 16_384;
+
+pub(super) fn excel(archive: &mut Archive<'_>) -> Converted {
+    let workbook = part(archive, "xl/workbook.xml")?;
+    let rels = archive
+        .read("xl/_rels/workbook.xml.rels")?
+        .map(|r| xml::relationships(&r, "xl"))
+        .unwrap_or_default();
+    let strings = archive
+        .read("xl/sharedStrings.xml")?
+        .map(|s| shared_strings(&s))
+        .unwrap_or_default();
+    let mut sheets = Vec::new();
+    xml::walk(&workbook, |node| {
+        if let Node::Open("sheet", tag) = node {
+            let name = attr(tag, "name").unwrap_or_default();
+            if let Some(path) = attr_rid(tag).and_then(|id| rels.get(&id)) {
+                sheets.push((name, path.clone()));
+            }
+        }
+        true
+    });
+    let mut out = Out::default();
+    for (name, path) in sheets {
+        if !out.heading(&name) {
+            break;
+        }
+        if let Some(sheet) = archive.read(&path)? {
+            let mut rows = Rows::new(&strings);
+            xml::walk(&sheet, |node| rows.visit(node, &mut out));
+        }
+    }
+    Ok(out.finish())
+}
+
+/// The shared strings, in order: each `si` item's text, its runs joined, its
+/// phonetic hints (`rPh`) left out.
+fn shared_strings(bytes: &[u8]) -> Vec<String> {
+    let mut strings = Vec::new();
+    let (mut in_text, mut in_phonetic) = (false, false);
+    xml::walk(bytes, |node| {
+        match node {
+            Node::Open("si", _) => strings.push(String::new()),
+            Node::Open("rPh", _) => in_phonetic = true,
+            Node::Close("rPh") => in_phonetic = false,
+            Node::Open("t", _) => in_text = true,
+            Node::Close("t") => in_text = false,
+            Node::Text(text) if in_text && !in_phonetic => {
+                if let Some(last) = strings.last_mut() {
+                    last.push_str(text);
+                }
+            }
+            _ => {}
+        }
+        true
+    });
+    strings
+}
+
+/// The column (0 for A) of an A1 reference such as `AB12`.
+fn column(reference: &str) -> Option<usize> {
+    let letters = reference.bytes().take_while(u8::is_ascii_alphabetic);
+    let mut column = 0usize;
+    let mut any = false;
+    for letter in letters {
+        column = column * 26 + (letter.to_ascii_uppercase() - b'A') as usize + 1;
+        any = true;
+        if column > MAX_COLUMN {
+            return None;
+        }
+    }
+    any.then(|| column - 1)
+}
+
+/// One sheet's rows: the cell being read and where the row has got to.
+struct Rows<'s> {
+    strings: &'s [String],
+    /// The next column the row would write.
+    next: usize,
+    kind: Option<String>,
+    value: String,
+    in_value: bool,
+}
+
+impl<'s> Rows<'s> {
+    fn new(strings: &'s [String]) -> Self {
+        Rows {
+            strings,
+            next: 0,
+            kind: None,
+            value: String::new(),
+            in_value: false,
+        }
+    }
+
+    fn visit(&mut self, node: Node<'_, '_>, out: &mut Out) -> bool {
+        match node {
+            Node::Open("row", _) => {
+                self.next = 0;
+                out.newline();
+            }
+            Node::Close("row") => return out.newline(),
+            Node::Open("c", tag) => {
+                let at = attr(tag, "r").and_then(|r| column(&r)).unwrap_or(self.next);
+                // Tabs up to the cell's own column: a gap keeps later cells in place.
+                let gap = at.saturating_sub(self.next) + usize::from(self.next > 0);
+                if gap > 0 && !out.push(&"\t".repeat(gap)) {
+                    return false;
+                }
+                self.next = at.max(self.next) + 1;
+                self.kind = attr(tag, "t");
+                self.value.clear();
+            }
+            Node::Close("c") => return out.push(&self.cell_text()),
+            // `v` holds a value; `t` the text of an inline string (`is`).
+            Node::Open("v" | "t", _) => self.in_value = true,
+            Node::Close("v" | "t") => self.in_value = false,
+            Node::Text(text) if self.in_value => self.value.push_str(text),
+            _ => {}
+        }
+        !out.full()
+    }
+
+    fn cell_text(&self) -> String {
+        let text = match self.kind.as_deref() {
+            Some("s") => self
+                .value
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .and_then(|i| self.strings.get(i))
+                .map_or("", String::as_str),
+            Some("b") => match self.value.trim() {
+                "1" => "TRUE",
+                _ => "FALSE",
+            },
+            _ => self.value.as_str(),
+        };
+        // A tab or newline inside a cell would break the row apart.
+        text.replace(['\t', '\n', '\r'], " ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::column;
+
+    #[test]
+    fn reads_a1_columns() {
+        assert_eq!(column("A1"), Some(0));
+        assert_eq!(column("Z9"), Some(25));
+        assert_eq!(column("AA10"), Some(26));
+        assert_eq!(column("XFD1048576"), Some(16_383));
+        assert_eq!(column("XFE1"), None);
+        assert_eq!(column("12"), None);
+    }
+}

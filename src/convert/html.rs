@@ -1,0 +1,271 @@
+//! HTML text with html5ever's tokenizer (the WHATWG one browsers follow) and no
+//! tree: a single pass keeping a few counters, so time is linear and memory flat
+//! on any input, `<<<<` runs and a hundred thousand unclosed tags alike.
+//!
+//! Scripts, styles, templates and hidden elements are left out; block elements
+//! start new lines, list items start with `- `, headings with `#`, table cells
+//! are separated by ` | `, and whitespace collapses except inside `pre`.
+
+use std::cell::RefCell;
+
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::states::RawKind;
+use html5ever::tokenizer::{
+    BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
+};
+
+use super::out::Out;
+use super::Converted;
+
+/// Elements on lines of their own.
+const BLOCKS: &[&str] = &[
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "body",
+    "caption",
+    "dd",
+    "details",
+    "dialog",
+    "div",
+    "dl",
+    "dt",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "header",
+    "hgroup",
+    "hr",
+    "html",
+    "legend",
+    "main",
+    "nav",
+    "ol",
+    "option",
+    "p",
+    "pre",
+    "section",
+    "summary",
+    "table",
+    "tbody",
+    "tfoot",
+    "thead",
+    "title",
+    "ul",
+];
+
+/// Elements whose content is never shown.
+const UNSHOWN: &[&str] = &[
+    "script", "style", "template", "noscript", "iframe", "noembed", "noframes", "object", "head",
+];
+
+/// Elements that have no content, so cannot be skipped past.
+const VOID: &[&str] = &[
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
+    "track", "wbr",
+];
+
+/// The text of the HTML in `bytes` (UTF-8; other bytes are replaced).
+pub fn html(bytes: &[u8]) -> Converted {
+    let text = String::from_utf8_lossy(bytes);
+    let input = BufferQueue::default();
+    input.push_back(StrTendril::from(text.trim_start_matches('\u{feff}')));
+    let tokenizer = Tokenizer::new(Sink::default(), TokenizerOpts::default());
+    let _ = tokenizer.feed(&input);
+    tokenizer.end();
+    let state = tokenizer.sink.0.into_inner();
+    Ok(state.out.finish())
+}
+
+#[derive(Default)]
+struct Sink(RefCell<State>);
+
+#[derive(Default)]
+struct State {
+    out: Out,
+    /// The element being skipped (unshown or hidden) and how many of it are open.
+    skipping: Option<(String, usize)>,
+    /// How many `pre` are open: whitespace is kept inside one.
+    pre: usize,
+    /// Whether the current table row has had a cell.
+    cell_in_row: bool,
+    /// How many cells are open: blocks inside one stay on the row's line.
+    cells: usize,
+    /// Whitespace was seen and not yet written.
+    space: bool,
+}
+
+impl TokenSink for Sink {
+    type Handle = ();
+
+    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+        let mut state = self.0.borrow_mut();
+        match token {
+            Token::TagToken(tag) => return state.tag(&tag),
+            Token::CharacterTokens(text) if state.skipping.is_none() && !state.out.full() => {
+                state.text(&text)
+            }
+            _ => {}
+        }
+        TokenSinkResult::Continue
+    }
+}
+
+impl State {
+    fn tag(&mut self, tag: &Tag) -> TokenSinkResult<()> {
+        let name: &str = &tag.name;
+        let start = tag.kind == TagKind::StartTag;
+        // The tokenizer reads these as raw text, whatever else is going on.
+        let raw = match name {
+            "script" => Some(RawKind::ScriptData),
+            "style" | "iframe" | "noembed" | "noframes" | "noscript" | "xmp" => {
+                Some(RawKind::Rawtext)
+            }
+            "textarea" | "title" => Some(RawKind::Rcdata),
+            _ => None,
+        };
+        let next = match raw {
+            Some(kind) if start => TokenSinkResult::RawData(kind),
+            _ if start && name == "plaintext" => TokenSinkResult::Plaintext,
+            _ => TokenSinkResult::Continue,
+        };
+        let opens = start && !tag.self_closing && !VOID.contains(&name);
+        if let Some((skipped, open)) = &mut self.skipping {
+            if skipped == name {
+                if opens {
+                    *open += 1;
+                } else if !start {
+                    *open -= 1;
+                    if *open == 0 {
+                        self.skipping = None;
+                    }
+                }
+            }
+            return next;
+        }
+        if opens && (UNSHOWN.contains(&name) || hidden(tag)) {
+            self.skipping = Some((name.to_string(), 1));
+            return next;
+        }
+        self.layout(name, start);
+        next
+    }
+
+    /// The lines, prefixes and separators an element brings.
+    fn layout(&mut self, name: &str, start: bool) {
+        match name {
+            "br" => self.newline(),
+            "pre" if start => self.pre += 1,
+            "pre" => self.pre = self.pre.saturating_sub(1),
+            "tr" | "table" => {
+                self.cell_in_row = false;
+                self.cells = 0;
+                self.newline();
+            }
+            "td" | "th" if start => {
+                self.space = false;
+                self.cells += 1;
+                if std::mem::replace(&mut self.cell_in_row, true) {
+                    self.out.push(" | ");
+                }
+            }
+            "td" | "th" => self.cells = self.cells.saturating_sub(1),
+            "li" if start => {
+                self.newline();
+                self.out.push("- ");
+            }
+            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" if start => {
+                self.newline();
+                let level = usize::from(name.as_bytes()[1] - b'0');
+                self.out.push(&"#".repeat(level));
+                self.out.push(" ");
+            }
+            _ => {}
+        }
+        let item = matches!(name, "li" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6");
+        if BLOCKS.contains(&name) || item && !start {
+            self.newline();
+        }
+    }
+
+    fn newline(&mut self) {
+        if self.cells > 0 {
+            // A paragraph or line break inside a cell keeps to the row's line.
+            self.space = true;
+            return;
+        }
+        self.space = false;
+        self.out.newline();
+    }
+
+    fn text(&mut self, text: &str) {
+        if self.pre > 0 {
+            self.out.push(text);
+            return;
+        }
+        for (i, word) in text.split(|c: char| c.is_ascii_whitespace()).enumerate() {
+            self.space |= i > 0;
+            if word.is_empty() {
+                continue;
+            }
+            if std::mem::take(&mut self.space) && !self.out.after_space() {
+                self.out.push(" ");
+            }
+            self.out.push(word);
+        }
+    }
+}
+
+/// Whether a tag hides its element: `hidden`, `aria-hidden="true"`, or an inline
+/// style of `display: none` or `visibility: hidden`.
+fn hidden(tag: &Tag) -> bool {
+    tag.attrs.iter().any(|attr| {
+        let value = attr.value.to_ascii_lowercase();
+        match &*attr.name.local {
+            "hidden" => true,
+            "aria-hidden" => value.trim() == "true",
+            "style" => {
+                let style: String = value.chars().filter(|c| !c.is_whitespace()).collect();
+                style.contains("display:none") || style.contains("visibility:hidden")
+            }
+            _ => false,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::html;
+
+    fn text(source: &str) -> String {
+        html(source.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn leaves_out_scripts_styles_and_hidden_elements() {
+        let source = "<html><head><title>T</title><style>p{}</style></head><body>\
+            <p>One <b>two</b></p><script>if (a < b) { x('</p>') }</script>\
+            <div hidden><p>secret</p><div>deeper</div></div>\
+            <span style='display: none'>gone</span><p aria-hidden=true>gone too</p><p>three</p>";
+        assert_eq!(text(source), "One two\nthree\n");
+    }
+
+    #[test]
+    fn puts_blocks_on_lines_and_separates_cells() {
+        let source = "<h2>Totals</h2><table><tr><th>Region</th><th>Sales</th></tr>\
+            <tr><td><p>North</p></td><td>1 200<br>net</td></tr></table><ul><li>a</li><li>b &amp; c</li></ul>\
+            <pre>  x\n    y</pre>";
+        assert_eq!(
+            text(source),
+            "## Totals\nRegion | Sales\nNorth | 1 200 net\n- a\n- b & c\n  x\n    y\n"
+        );
+    }
+
+    #[test]
+    fn collapses_whitespace() {
+        assert_eq!(text("<p>  a \n\t b  </p>  <p>c</p>"), "a b\nc\n");
+    }
+}
