@@ -30,7 +30,8 @@ module RubyLLM
       has_one_attached :file, dependent: false
 
       before_save { self.owner_key = ChatFile.key_of(owner_type, owner_id) }
-      before_destroy { @blob_to_purge = file_blob }
+      # Before has_one_attached's own callback destroys the attachment, and the link with it.
+      before_destroy(prepend: true) { @blob_to_purge = file_blob }
       after_commit :purge_unused_blob
       after_rollback :purge_uploaded_blob
 
@@ -74,12 +75,22 @@ module RubyLLM
         StoredFile.new(path:, byte_size:, content_type:, digest:, updated_at:)
       end
 
-      # Purges +blob+ unless an attachment still uses it.
+      # Purges +blob+ unless an attachment still uses it: the row goes in a transaction
+      # that takes the write lock first (see ChatLock.write_lock), the file on the
+      # service after it commits.
       def self.purge_if_unused(blob)
         return unless blob
-        return if ::ActiveStorage::Attachment.exists?(blob_id: blob.id)
 
-        blob.purge
+        destroyed = transaction do
+          ChatLock.write_lock(self)
+          next false if ::ActiveStorage::Attachment.exists?(blob_id: blob.id)
+
+          blob.destroy
+          true
+        end
+        blob.delete if destroyed
+      rescue ::ActiveRecord::InvalidForeignKey
+        nil # attached meanwhile, so in use after all
       end
 
       private

@@ -32,17 +32,31 @@ module RubyLLM
 
       # PostgreSQL and MySQL lock the row (SELECT ... FOR UPDATE), so writers of one
       # chat queue and writers of others do not. SQLite has no row locks: there a no-op
-      # UPDATE takes the database's write lock as the transaction's first statement,
-      # the one point where SQLite waits (the connection's timeout) instead of failing
-      # with "database is locked" when another process holds it.
+      # UPDATE of the row takes the database's write lock (see write_lock).
       def lock_row(klass, id)
         rows = klass.unscoped.where(klass.primary_key => id)
-        found = if klass.connection.adapter_name.match?(/sqlite/i)
+        found = if sqlite?(klass)
                   rows.update_all(klass.primary_key => id).positive?
                 else
                   rows.lock.pluck(klass.primary_key).any?
                 end
         raise RubyLLM::FileStore::Error, "#{klass.name} #{id} no longer exists, so its files cannot change" unless found
+      end
+
+      # On SQLite, takes the database's write lock as the transaction's first statement,
+      # with an UPDATE that changes no row. Rails before 7.1 opens deferred
+      # transactions, and SQLite fails a transaction that reads and then writes while
+      # another process writes ("database is locked") instead of waiting; a write as the
+      # first statement is the one point where it waits (the connection's timeout).
+      # Elsewhere it does nothing.
+      def write_lock(klass)
+        return unless sqlite?(klass)
+
+        klass.unscoped.where('1 = 0').update_all(klass.primary_key => nil)
+      end
+
+      def sqlite?(klass)
+        klass.connection.adapter_name.match?(/sqlite/i)
       end
     end
   end

@@ -54,10 +54,13 @@ module RubyLLM
       private
 
       def shared_blob(content)
-        return content if content.is_a?(::ActiveStorage::Blob)
-        return unless content.respond_to?(:blob) && !content.respond_to?(:read)
-
-        content.blob || raise(ArgumentError, "content for #{@path} is an attachment with no file attached")
+        case content
+        when ::ActiveStorage::Blob then content
+        when ::ActiveStorage::Attachment then content.blob
+        when ::ActiveStorage::Attached::One
+          content.attachment&.blob || raise(ArgumentError,
+                                            "content for #{@path} is an attachment with no file attached")
+        end
       end
 
       # An existing blob is read once, in chunks, for the digest the store promises
