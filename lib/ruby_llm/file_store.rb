@@ -215,6 +215,7 @@ require_relative 'file_store/converters'
 require_relative 'file_store/memory'
 require_relative 'file_store/directory'
 require_relative 'file_store/factory'
+require_relative 'file_store/rails'
 require_relative 'file_store/tools'
 require_relative 'file_store/code_runner'
 require_relative 'file_store/ruby_llm' if defined?(RubyLLM::Chat)

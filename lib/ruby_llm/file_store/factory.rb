@@ -21,6 +21,18 @@ module RubyLLM # :nodoc:
         Directory.new(path, max_file_size:)
       end
 
+      # A RubyLLM::ActiveRecord::FileStore: the files of +chat+, a saved record, as rows
+      # of ruby_llm_chat_files with their bytes in Active Storage. With +owner+ it writes
+      # that owner's files and sees them and the chat's shared ones. Raises
+      # RubyLLM::ConfigurationError when Active Record or Active Storage is not loaded.
+      #
+      #   RubyLLM.file_store.active_storage(chat)
+      #   RubyLLM.file_store.active_storage(chat, owner: Current.user)
+      def active_storage(chat, owner: nil, max_file_size: nil)
+        FileStore.require_active_storage!('RubyLLM.file_store.active_storage')
+        RubyLLM::ActiveRecord::FileStore.new(chat, owner:, max_file_size:)
+      end
+
       # The built-in converters, to register in <tt>config.file_converters</tt>.
       #
       #   config.file_converters["application/x-subrip"] = RubyLLM.file_store.converter.text

@@ -1,0 +1,111 @@
+# frozen_string_literal: true
+
+RubyLLM::FileStore.require_active_storage!('RubyLLM::ActiveRecord::ChatFile')
+
+module RubyLLM
+  module ActiveRecord
+    # A chat's file: a row of ruby_llm_chat_files with the path, the owner (nil for a
+    # file everyone in the chat sees), content type, size, SHA-256 digest and the text
+    # a converter made of it, and the bytes in the Active Storage attachment +file+.
+    #
+    #   chat.ruby_llm_chat_files.shared.with_attached_file
+    #
+    # Blobs are shared: a file written from a message's attachment points at that
+    # attachment's blob. So the attachment is declared with <tt>dependent: false</tt>
+    # and a row purges a blob itself, after its transaction commits, and only when no
+    # other attachment uses it.
+    #
+    # An application that encrypts what the model reads encrypts the text too (Rails 7+):
+    #
+    #   Rails.application.config.to_prepare do
+    #     RubyLLM::ActiveRecord::ChatFile.encrypts :text
+    #   end
+    class ChatFile < ::ActiveRecord::Base
+      self.table_name = 'ruby_llm_chat_files'
+
+      # The columns are NOT NULL and the store always sets the chat, so no query per
+      # save checks that it exists.
+      belongs_to :chat, polymorphic: true, optional: true
+      belongs_to :owner, polymorphic: true, optional: true
+      has_one_attached :file, dependent: false
+
+      before_save { self.owner_key = ChatFile.key_of(owner_type, owner_id) }
+      # Before has_one_attached's own callback destroys the attachment, and the link with it.
+      before_destroy(prepend: true) { @blob_to_purge = file_blob }
+      after_commit :purge_unused_blob
+      after_rollback :purge_uploaded_blob
+
+      # Files without an owner, which every store of the chat sees.
+      scope :shared, -> { where(owner_key: '') }
+      # The files of +owner+.
+      scope :owned_by, ->(owner) { where(owner_key: key_for(owner)) }
+      # Every column but the text, which can be long and is read only when asked for.
+      scope :without_text, -> { select(column_names - ['text']) }
+
+      # The owner_key of +owner+: "" for none, "User/42" for a User.
+      def self.key_for(owner)
+        owner ? key_of(owner.class.polymorphic_name, owner.id) : ''
+      end
+
+      def self.key_of(type, id) # :nodoc:
+        type.nil? || id.nil? ? '' : "#{type}/#{id}"
+      end
+
+      # Points the row at +blob+ with the file's metadata. +uploaded+ says the blob was
+      # made for this row, so it is purged if the row is never saved.
+      def replace_content(blob, uploaded:, content_type:, byte_size:, digest:) # :nodoc:
+        previous = file_blob if persisted?
+        @blob_to_purge = previous if previous && previous != blob
+        @uploaded_blob = blob if uploaded
+        self.file = blob
+        assign_attributes(content_type:, byte_size:, digest:, text: nil)
+        self
+      end
+
+      # Keeps +text+ as what a converter made of this version, without touching
+      # updated_at (an edit compares it for files too large to digest). Saved through
+      # the model, so an application's <tt>encrypts :text</tt> applies.
+      def keep_text(text) # :nodoc:
+        self.text = text
+        save!(touch: false)
+      end
+
+      # The row as the store hands it out.
+      def stored_file
+        StoredFile.new(path:, byte_size:, content_type:, digest:, updated_at:)
+      end
+
+      # Purges +blob+ unless an attachment still uses it: the row goes in a transaction
+      # that takes the write lock first (see ChatLock.write_lock), the file on the
+      # service after it commits.
+      def self.purge_if_unused(blob)
+        return unless blob
+
+        destroyed = transaction do
+          ChatLock.write_lock(self)
+          next false if ::ActiveStorage::Attachment.exists?(blob_id: blob.id)
+
+          blob.destroy
+          true
+        end
+        blob.delete if destroyed
+      rescue ::ActiveRecord::InvalidForeignKey
+        nil # attached meanwhile, so in use after all
+      end
+
+      private
+
+      def purge_unused_blob
+        blob = @blob_to_purge
+        @blob_to_purge = @uploaded_blob = nil
+        ChatFile.purge_if_unused(blob)
+      end
+
+      def purge_uploaded_blob
+        blob = @uploaded_blob
+        @blob_to_purge = @uploaded_blob = nil
+        ChatFile.purge_if_unused(blob)
+      end
+    end
+  end
+end

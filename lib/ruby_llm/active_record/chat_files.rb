@@ -1,0 +1,36 @@
+# frozen_string_literal: true
+
+module RubyLLM
+  module ActiveRecord
+    # The association a chat's class gets for its files:
+    #
+    #   class Chat < ApplicationRecord
+    #     include RubyLLM::ActiveRecord::ChatFiles
+    #   end
+    #
+    #   chat.ruby_llm_chat_files.shared.with_attached_file # the rows, for views
+    #   chat.destroy                                       # destroys them too
+    #
+    # A store adds it to its chat's class when the class lacks it, so any record can be
+    # a chat; declare it in the model so that a chat destroyed before any store was
+    # built in the process takes its files with it too. acts_as_chat declares it.
+    module ChatFiles
+      MUTEX = Mutex.new
+      private_constant :MUTEX
+
+      def self.included(base)
+        add_to(base)
+      end
+
+      # Declares <tt>has_many :ruby_llm_chat_files</tt> on +klass+ unless it has it.
+      def self.add_to(klass)
+        MUTEX.synchronize do
+          next if klass.reflect_on_association(:ruby_llm_chat_files)
+
+          klass.has_many :ruby_llm_chat_files, as: :chat, class_name: 'RubyLLM::ActiveRecord::ChatFile',
+                                               dependent: :destroy, inverse_of: :chat
+        end
+      end
+    end
+  end
+end

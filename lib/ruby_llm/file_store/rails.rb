@@ -1,0 +1,34 @@
+# frozen_string_literal: true
+
+module RubyLLM
+  class FileStore # :nodoc:
+    # What the Active Storage store needs that is not loaded, as a sentence, or nil.
+    # It loads neither framework itself: in a Rails application they are loaded by the
+    # time a store is built, and elsewhere the application decides.
+    def self.active_storage_missing
+      return 'Active Record is not loaded (require "active_record")' unless defined?(::ActiveRecord::Base)
+
+      unless defined?(::ActiveStorage) && ::ActiveRecord::Base.respond_to?(:has_one_attached)
+        return 'Active Storage is not loaded (require "active_storage/engine" in config/application.rb, ' \
+               'then run bin/rails active_storage:install)'
+      end
+
+      nil
+    end
+
+    # Raises RubyLLM::ConfigurationError, naming +what+ and what is missing, unless
+    # Active Record and Active Storage are loaded.
+    def self.require_active_storage!(what) # :nodoc:
+      missing = active_storage_missing
+      raise ConfigurationError, "#{what} needs Active Record and Active Storage: #{missing}" if missing
+    end
+  end
+
+  # Chat files in Rails: RubyLLM::ActiveRecord::FileStore and ChatFile, loaded on first
+  # use so that requiring the gem loads no part of Rails early.
+  module ActiveRecord
+    autoload :ChatFile, File.expand_path('../active_record/chat_file', __dir__)
+    autoload :ChatFiles, File.expand_path('../active_record/chat_files', __dir__)
+    autoload :FileStore, File.expand_path('../active_record/file_store', __dir__)
+  end
+end

@@ -1,0 +1,152 @@
+# frozen_string_literal: true
+
+require 'fileutils'
+require 'tmpdir'
+
+# A real Active Record and Active Storage for the specs tagged :rails: a SQLite
+# database in a temporary file (not :memory:, which every connection of the pool
+# would see as a different, empty database), Active Storage's tables, and the Disk
+# service on a temporary folder. Active Storage runs without its Rails engine here,
+# so this file does what the engine's initializers would: it puts Active Storage's
+# models on the autoload path and mixes has_one_attached into Active Record.
+module ActiveStorageDB
+  ROOT = Dir.mktmpdir('ruby_llm_file_store_rails')
+  at_exit { FileUtils.rm_rf(ROOT) }
+
+  module_function
+
+  def available?
+    return @available unless @available.nil?
+
+    require 'active_record'
+    require 'active_storage'
+    require 'sqlite3'
+    @available = true
+  rescue LoadError => e
+    @load_error = e.message
+    @available = false
+  end
+
+  def load_error
+    @load_error
+  end
+
+  def database
+    File.join(ROOT, 'test.sqlite3')
+  end
+
+  def setup!
+    return if @set_up
+    raise LoadError, load_error unless available?
+
+    boot_active_storage
+    ActiveRecord::Base.establish_connection(adapter: 'sqlite3', database:, pool: 16, timeout: 20_000)
+    # Write-ahead logging, as Rails 7.1 and later set up SQLite: readers do not wait
+    # for a writer. The setting stays with the database file.
+    ActiveRecord::Base.connection.execute('PRAGMA journal_mode = WAL')
+    ActiveRecord::Migration.verbose = false
+    create_active_storage_tables
+    create_chat_tables
+    ActiveRecord::Migration.run(ChatFilesMigration.migration_class)
+    @set_up = true
+  end
+
+  def boot_active_storage
+    require 'active_job'
+    require 'active_storage/attached'
+    require 'active_storage/reflection'
+    require 'active_storage/service/registry'
+    models = File.join(Gem.loaded_specs.fetch('activestorage').full_gem_path, 'app', 'models')
+    ActiveSupport::Dependencies.autoload_paths << models
+    ActiveRecord::Base.include(ActiveStorage::Attached::Model)
+    ActiveRecord::Base.include(ActiveStorage::Reflection::ActiveRecordExtensions)
+    ActiveRecord::Reflection.singleton_class.prepend(ActiveStorage::Reflection::ReflectionExtension)
+    ActiveStorage.verifier = ActiveSupport::MessageVerifier.new('ruby_llm-file_store specs')
+    ActiveStorage.logger = ActiveRecord::Base.logger = Logger.new(nil)
+    # Jobs (blob analysis) are enqueued and left, as a test adapter does.
+    ActiveJob::Base.queue_adapter = :test
+    ActiveJob::Base.logger = Logger.new(nil)
+    ActiveStorage::Blob.services = ActiveStorage::Service::Registry.new(test: { service: 'Disk', root: blob_root })
+    ActiveStorage::Blob.service = ActiveStorage::Blob.services.fetch(:test)
+  end
+
+  def blob_root
+    File.join(ROOT, 'blobs')
+  end
+
+  # Active Storage 6.1's own migration asks Rails.configuration for the key type,
+  # which needs a Rails application; these are its tables as it creates them.
+  def create_active_storage_tables
+    ActiveRecord::Schema.define do
+      create_table :active_storage_blobs do |t|
+        t.string :key, :filename, null: false
+        t.string :content_type
+        t.text :metadata
+        t.string :service_name, null: false
+        t.bigint :byte_size, null: false
+        t.string :checksum, null: false
+        t.datetime :created_at, null: false
+        t.index [:key], unique: true
+      end
+    end
+    create_active_storage_attachment_tables
+  end
+
+  def create_active_storage_attachment_tables
+    ActiveRecord::Schema.define do
+      create_table :active_storage_attachments do |t|
+        t.string :name, null: false
+        t.references :record, null: false, polymorphic: true, index: false
+        t.references :blob, null: false
+        t.datetime :created_at, null: false
+        t.index %i[record_type record_id name blob_id], name: 'index_active_storage_attachments_uniqueness',
+                                                        unique: true
+        t.foreign_key :active_storage_blobs, column: :blob_id
+      end
+      create_table :active_storage_variant_records do |t|
+        t.belongs_to :blob, null: false, index: false
+        t.string :variation_digest, null: false
+        t.index %i[blob_id variation_digest], name: 'index_active_storage_variant_records_uniqueness', unique: true
+        t.foreign_key :active_storage_blobs, column: :blob_id
+      end
+    end
+  end
+
+  # A chat, its messages with an attachment each may have, and users who own files.
+  def create_chat_tables
+    ActiveRecord::Schema.define do
+      create_table(:chats) do |t|
+        t.string :model_id, :title
+        t.timestamps
+      end
+      create_table(:messages) do |t|
+        t.references :chat
+        t.text :content
+        t.timestamps
+      end
+      create_table(:users) { |t| t.string :name }
+      create_table(:teams) { |t| t.string :name }
+    end
+  end
+end
+
+module ChatFilesMigration
+  # The generator's migration template, rendered as an application would get it.
+  def self.migration_class
+    require 'erb'
+    template = File.expand_path('../../lib/generators/ruby_llm_file_store/templates/create_ruby_llm_chat_files.rb.tt',
+                                __dir__)
+    migration_version = "[#{ActiveRecord::Migration.current_version}]"
+    source = ERB.new(File.read(template), trim_mode: '-').result(binding)
+    Module.new.module_eval("#{source}\nCreateRubyLLMChatFiles", template, 1) # rubocop:disable Style/EvalWithLocation
+  end
+end
+
+RSpec.configure do |config|
+  config.before(:context, :rails) do
+    skip "needs Active Record, Active Storage and sqlite3: #{ActiveStorageDB.load_error}" unless
+      ActiveStorageDB.available?
+
+    ActiveStorageDB.setup!
+  end
+end

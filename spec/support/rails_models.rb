@@ -1,0 +1,24 @@
+# frozen_string_literal: true
+
+# The application's side of the Rails specs: a chat, its messages with an attachment
+# each may have, and the users and teams that own files. Defined once the database is
+# there (ActiveStorageDB), as an application's models would be.
+module RailsModels
+  module_function
+
+  def define
+    return if defined?(::Chat)
+
+    Object.const_set(:Chat, Class.new(ActiveRecord::Base) { has_many :messages, dependent: :destroy })
+    Object.const_set(:Message, Class.new(ActiveRecord::Base) do
+      belongs_to :chat
+      has_one_attached :attachment
+    end)
+    Object.const_set(:User, Class.new(ActiveRecord::Base))
+    Object.const_set(:Team, Class.new(ActiveRecord::Base))
+  end
+end
+
+RSpec.configure do |config|
+  config.before(:context, :rails) { RailsModels.define if ActiveStorageDB.available? }
+end
