@@ -75,6 +75,7 @@ RSpec.describe RubyLLM::FileStore::Directory do
       seen = []
       seen << (store.read('swap/secret.txt') rescue nil) while swapper.alive? # rubocop:disable Style/RescueModifier
       swapper.join
+      seen << store.read('swap/secret.txt')
       expect(seen.compact.uniq).to eq(['mine'])
     end
   end
@@ -87,6 +88,7 @@ RSpec.describe RubyLLM::FileStore::Directory do
     reads = []
     reads << store.read('big.txt') while writer.alive?
     writer.join
+    reads << store.read('big.txt')
     expect(reads.map { |content| content == old || content == new }.uniq).to eq([true])
     expect(Dir.children(root)).to eq(['big.txt'])
   end
