@@ -262,6 +262,49 @@ fn has_more<R: BufRead>(reader: &mut R) -> io::Result<bool> {
     }
 }
 
+/// How many lines follow, when they end within `budget` more bytes; `None` when the
+/// file goes on past that.
+fn count_rest<R: BufRead>(reader: &mut R, budget: u64) -> io::Result<Option<usize>> {
+    let mut lines = 0;
+    let mut read = 0u64;
+    let mut ends_with_newline = true;
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let Some(&last) = buf.last() else {
+            return Ok(Some(lines + usize::from(!ends_with_newline)));
+        };
+        read += buf.len() as u64;
+        if read > budget {
+            return Ok(None);
+        }
+        lines += memchr::memchr_iter(b'\n', buf).count();
+        ends_with_newline = last == b'\n';
+        let used = buf.len();
+        reader.consume(used);
+    }
+}
+
+/// Like [`read_lines`], and when the slice stops before the end of a file whose
+/// remaining lines end within `count_budget` bytes, counts them too, so `total`
+/// says how many lines the file has. A large file is still not read past the slice.
+pub fn read_lines_counted<R: BufRead>(
+    mut reader: R,
+    offset: usize,
+    limit: usize,
+    max_line_chars: usize,
+    count_budget: u64,
+) -> io::Result<LineSlice> {
+    let mut slice = read_lines(&mut reader, offset, limit, max_line_chars)?;
+    if slice.total.is_none() && count_budget > 0 {
+        slice.total = count_rest(&mut reader, count_budget)?.map(|rest| slice.last + rest);
+    }
+    Ok(slice)
+}
+
 /// Reads up to `limit` lines starting at the 1-based line `offset` (0 means 1), numbered
 /// `cat -n` style, each cut to `max_line_chars` characters with a marker.
 ///

@@ -280,3 +280,22 @@ fn read_chars_is_a_window_of_the_lossy_text() {
         }
     }
 }
+
+#[test]
+fn counts_the_lines_after_a_slice_within_the_budget() {
+    let text = (1..=100).map(|n| format!("line {n}\n")).collect::<String>();
+    let counted = read_lines_counted(text.as_bytes(), 10, 5, 2000, 1 << 20).unwrap();
+    assert_eq!(
+        (counted.first, counted.last, counted.total),
+        (10, 14, Some(100))
+    );
+    assert_eq!(
+        trailer_for_lines(&counted, 10).unwrap(),
+        "[Showing lines 10-14 of 100. Read on with offset: 15.]"
+    );
+    let unterminated = "a\nb\nc";
+    let counted = read_lines_counted(unterminated.as_bytes(), 1, 1, 2000, 1 << 20).unwrap();
+    assert_eq!(counted.total, Some(3));
+    let over_budget = read_lines_counted(text.as_bytes(), 1, 5, 2000, 16).unwrap();
+    assert_eq!(over_budget.total, None);
+}

@@ -33,6 +33,11 @@ pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
     Ok(())
 }
 
+/// How many bytes after a slice are read to tell how many lines the file has: the
+/// rest of a file this size costs a few milliseconds, and a larger file is left
+/// unread, its trailer saying only that more lines follow.
+const COUNT_BUDGET: u64 = 8 * 1024 * 1024;
+
 /// Lines `offset..offset + limit` of any reader, with the trailer.
 pub fn lines_of(
     reader: impl Read,
@@ -40,11 +45,12 @@ pub fn lines_of(
     limit: usize,
     max_chars: usize,
 ) -> std::io::Result<LinesTuple> {
-    let slice = text::read_lines(
+    let slice = text::read_lines_counted(
         BufReader::with_capacity(256 * 1024, reader),
         offset,
         limit,
         max_chars,
+        COUNT_BUDGET,
     )?;
     let trailer = text::trailer_for_lines(&slice, offset);
     Ok((

@@ -74,7 +74,7 @@ RSpec.describe 'Chat#with_file_store', :ruby_llm do
            "   286\tLine 286: Policy text about topic 14 that applies to every employee in every office.\n   " \
            "287\tLine 287: Remote work requires a manager approval renewed every 90 days.\n   " \
            "288\tLine 288: Policy text about topic 16 that applies to every employee in every office.\n" \
-           '[Showing lines 286-288; more lines follow. Read on with offset: 289.]']
+           '[Showing lines 286-288 of 400. Read on with offset: 289.]']
         )
         expect(server.request_bodies.first['tools'].map { |tool| tool['name'] || tool.dig('function', 'name') })
           .to eq(%w[list_files read_file search_files write_file edit_file])

@@ -14,7 +14,7 @@ RSpec.describe RubyLLM::FileStore::Tools::ReadFile do
 
     it 'shows lines from offset, at most limit, and says where to read on' do
       expect(tool.call(path: 'handbook.txt', offset: 287, limit: 2))
-        .to eq("   287\tLine 287\n   288\tLine 288\n[Showing lines 287-288; more lines follow. Read on with offset: 289.]")
+        .to eq("   287\tLine 287\n   288\tLine 288\n[Showing lines 287-288 of 400. Read on with offset: 289.]")
     end
 
     it 'says which lines of how many it showed at the end of the file' do
@@ -25,7 +25,7 @@ RSpec.describe RubyLLM::FileStore::Tools::ReadFile do
       store.write('long.txt', (1..2500).map(&:to_s).join("\n"))
       result = tool.call(path: 'long.txt')
       expect(result.lines.size).to eq(2001)
-      expect(result.lines.last).to eq('[Showing lines 1-2000; more lines follow. Read on with offset: 2001.]')
+      expect(result.lines.last).to eq('[Showing lines 1-2000 of 2500. Read on with offset: 2001.]')
     end
 
     it 'says when offset is past the end' do
