@@ -20,7 +20,12 @@ module RubyLLM
       #   chat.with_file_store
       #   chat.with_file_store(RubyLLM.file_store.directory("tmp/work"), spill_to_file: 20_000)
       #   chat.with_file_store(nil)
-      def with_file_store(store = NOT_GIVEN, spill_to_file: 10_000)
+      #
+      # +owner+ is for chats that are records (acts_as_chat), whose own Active Storage
+      # store keeps files per person; a plain chat raises ArgumentError with one, as
+      # it has no record to keep them with. nil is no owner.
+      def with_file_store(store = NOT_GIVEN, spill_to_file: 10_000, owner: nil)
+        refuse_owner(owner) if owner
         store = default_file_store if store.equal?(NOT_GIVEN)
         detach_file_store
         return self if store.nil?
@@ -76,6 +81,12 @@ module RubyLLM
 
       def default_file_store
         RubyLLM.file_store.memory
+      end
+
+      def refuse_owner(owner)
+        raise ArgumentError, "with_file_store(owner: #{owner.inspect}) needs a chat record declared with " \
+                             'acts_as_chat; for a RubyLLM::Chat, pass ' \
+                             'RubyLLM.file_store.active_storage(chat_record, owner:) as the store'
       end
 
       def coerce_file_store(store)

@@ -1,0 +1,136 @@
+# frozen_string_literal: true
+
+# ruby_llm's Rails integration for the specs tagged :acts_as_chat: its Active Record
+# files loaded as its railtie loads them, the tables of its install generator
+# (trimmed to SQLite, without the batches a chat does not use), and an application's
+# Conversation (acts_as_chat) and ConversationMessage (acts_as_message, with
+# attachments). Needs the real ruby_llm and the :rails database.
+module ActsAsChatDB
+  module_function
+
+  def setup!
+    return if @set_up
+
+    load_ruby_llm_active_record
+    create_tables
+    define_models
+    @set_up = true
+  end
+
+  # What ruby_llm's railtie does on Active Record's load, then this gem's hook.
+  # Including ActsAs sets ruby_llm's model registry and batch store to its tables
+  # when unset; the other specs expect the bundled registry, so they are put back.
+  def load_ruby_llm_active_record
+    %w[payload_helpers model tool_call usage batch chat_methods message_methods acts_as].each do |file|
+      require "ruby_llm/active_record/#{file}"
+    end
+    registry = RubyLLM.config.model_registry_store
+    batches = RubyLLM.config.batch_store
+    ActiveRecord::Base.include(RubyLLM::ActiveRecord::ActsAs)
+    RubyLLM.config.model_registry_store = registry
+    RubyLLM.config.batch_store = batches
+    RubyLLM::FileStore::ActsAsChat.install
+    PreloaderBackport.apply
+  end
+
+  def create_tables
+    ActiveRecord::Schema.define do
+      create_table :ruby_llm_models do |t|
+        t.string :model_id, :name, :provider, null: false
+        t.string :family
+        t.datetime :model_created_at
+        t.integer :context_window, :max_output_tokens
+        t.date :knowledge_cutoff
+        t.json :modalities, :capabilities, :pricing, :metadata
+        t.timestamps
+        t.index %i[provider model_id], unique: true
+      end
+    end
+    create_tool_call_and_usage_tables
+    create_chat_tables
+  end
+
+  def create_tool_call_and_usage_tables
+    ActiveRecord::Schema.define do
+      create_table :ruby_llm_tool_calls do |t|
+        t.references :message, polymorphic: true, null: false
+        t.references :result, polymorphic: true
+        t.string :tool_call_id, :name, null: false
+        t.text :thought_signature
+        t.string :approval
+        t.json :arguments
+        t.timestamps
+      end
+      create_table :ruby_llm_usages do |t|
+        t.references :chat, polymorphic: true, null: false
+        t.references :message, polymorphic: true
+        t.string :operation, :provider, :model, :status, null: false
+        t.integer :input_tokens, :output_tokens, :cache_read_tokens, :cache_write_tokens, :thinking_tokens
+        t.decimal :input_cost, :output_cost, :cache_read_cost, :cache_write_cost, :thinking_cost, :total_cost,
+                  precision: 16, scale: 10
+        t.timestamps
+      end
+    end
+  end
+
+  def create_chat_tables
+    ActiveRecord::Schema.define do
+      create_table :conversations do |t|
+        t.references :ruby_llm_model, null: false
+        t.boolean :cancelled, null: false, default: false
+        t.timestamps
+      end
+      create_table :conversation_messages do |t|
+        t.references :conversation, null: false
+        t.string :role, null: false
+        t.text :content, :thinking_text, :thinking_signature
+        t.boolean :cache_until_here, null: false, default: false
+        t.json :citations, :server_tool_calls, :raw_content, :raw_reasoning
+        t.string :finish_reason
+        t.timestamps
+      end
+    end
+  end
+
+  def define_models
+    Object.const_set(:Conversation, Class.new(ActiveRecord::Base) do
+      acts_as_chat messages: :conversation_messages
+    end)
+    Object.const_set(:ConversationMessage, Class.new(ActiveRecord::Base) do
+      acts_as_message chat: :conversation
+      has_many_attached :attachments
+    end)
+  end
+
+  # ruby_llm preloads with Active Record 7's Preloader.new(records:, associations:).call;
+  # Rails 6.1, the one tested here, spells it Preloader.new.preload(records,
+  # associations). This gives 6.1 the 7.0 form, for the specs only.
+  module PreloaderBackport
+    def self.apply
+      return unless ActiveRecord::VERSION::MAJOR < 7
+
+      ActiveRecord::Associations::Preloader.prepend(self) unless ActiveRecord::Associations::Preloader < self
+    end
+
+    def initialize(records: nil, associations: nil, **options)
+      @backported = [records, associations]
+      super(**options)
+    end
+
+    def call
+      preload(*@backported)
+    end
+  end
+end
+
+RSpec.configure do |config|
+  config.before(:context, :acts_as_chat) do
+    skip 'needs ruby_llm: set RUBY_LLM_PATH to a folder of ruby_llm and its dependencies' unless
+      defined?(RubyLLM::Chat)
+    skip "needs Active Record, Active Storage and sqlite3: #{ActiveStorageDB.load_error}" unless
+      ActiveStorageDB.available?
+
+    ActiveStorageDB.setup!
+    ActsAsChatDB.setup!
+  end
+end
