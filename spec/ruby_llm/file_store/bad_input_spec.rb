@@ -2,7 +2,7 @@
 
 # Every refusal crosses the native boundary as a named Ruby exception whose message
 # names the path or argument: never a panic, never a bare RuntimeError.
-RSpec.describe 'Bad input' do
+RSpec.describe 'Bad input', :native do
   include TmpDirHelper
 
   let(:store) { RubyLLM.file_store.directory(File.join(tmp_dir, 'store')) }

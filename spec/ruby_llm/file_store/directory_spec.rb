@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-RSpec.describe RubyLLM::FileStore::Directory do
+RSpec.describe RubyLLM::FileStore::Directory, :native do
   include TmpDirHelper
 
   let(:root) { File.join(tmp_dir, 'store') }

@@ -2,7 +2,7 @@
 
 # The PDF, Office and HTML converters on files LibreOffice wrote
 # (spec/fixtures/documents; the flat ODF sources beside them are what it converted).
-RSpec.describe 'Document converters' do
+RSpec.describe 'Document converters', :native do
   let(:fixtures) { File.expand_path('../../../fixtures/documents', __dir__) }
   let(:converter) { RubyLLM.file_store.converter }
 
