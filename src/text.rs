@@ -186,11 +186,7 @@ fn skip_lines<R: BufRead>(reader: &mut R, count: usize) -> io::Result<usize> {
     let mut skipped = 0;
     let mut mid_line = false;
     while skipped < count {
-        let buf = match reader.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
+        let buf = fill(reader)?;
         if buf.is_empty() {
             return Ok(skipped + usize::from(mid_line));
         }
@@ -217,11 +213,7 @@ fn read_line<R: BufRead>(reader: &mut R, acc: &mut LineAcc) -> io::Result<bool> 
     let mut any = false;
     let mut pending_cr = false;
     loop {
-        let buf = match reader.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
+        let buf = fill(reader)?;
         if buf.is_empty() {
             if pending_cr {
                 dec.feed(b"\r", &mut push);
@@ -253,13 +245,20 @@ fn read_line<R: BufRead>(reader: &mut R, acc: &mut LineAcc) -> io::Result<bool> 
 
 /// Whether the reader has any byte left (peeks, consumes nothing).
 fn has_more<R: BufRead>(reader: &mut R) -> io::Result<bool> {
+    Ok(!fill(reader)?.is_empty())
+}
+
+/// The reader's next buffered bytes, empty at the end; a read interrupted by a
+/// signal is tried again.
+fn fill<R: BufRead>(reader: &mut R) -> io::Result<&[u8]> {
     loop {
         match reader.fill_buf() {
-            Ok(b) => return Ok(!b.is_empty()),
+            Ok(_) => break,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(e),
         }
     }
+    reader.fill_buf()
 }
 
 /// How many lines follow, when they end within `budget` more bytes; `None` when the
@@ -269,11 +268,7 @@ fn count_rest<R: BufRead>(reader: &mut R, budget: u64) -> io::Result<Option<usiz
     let mut read = 0u64;
     let mut ends_with_newline = true;
     loop {
-        let buf = match reader.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
+        let buf = fill(reader)?;
         let Some(&last) = buf.last() else {
             return Ok(Some(lines + usize::from(!ends_with_newline)));
         };
@@ -475,11 +470,7 @@ pub fn read_chars<R: BufRead>(mut reader: R, offset: usize, limit: usize) -> io:
     };
     let mut dec = Utf8Stream::default();
     loop {
-        let buf = match reader.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
+        let buf = fill(&mut reader)?;
         if buf.is_empty() {
             dec.finish(&mut take);
             break;
