@@ -1,6 +1,7 @@
 //! Walking a store folder one component at a time, never through a link.
 
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::sync::Arc;
 
 use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
 use rustix::io::Errno;
@@ -119,14 +120,76 @@ pub(super) fn entry_of(path: &str, stat: &rustix::fs::Stat, content_type: String
     }
 }
 
-/// Every regular file below `start`, whose path inside the store is `base`.
+/// Files gathered before they are statted together.
+const BATCH_FILES: usize = 16_384;
+/// Folders whose descriptors a batch may hold open at once.
+const BATCH_FOLDERS: usize = 256;
+/// Fewer files than this are statted on the calling thread.
+const PARALLEL_FROM: usize = 1024;
+
+/// A file found by the walk: its folder, its name there, and its store path.
+type Found = (Arc<OwnedFd>, String, String);
+
+/// Every regular file below `start`, whose path inside the store is `base`. Most of
+/// a listing is one `stat` per file, so the files are statted in batches spread over
+/// the cores, each relative to its folder's descriptor.
 pub(super) fn list_tree(start: BorrowedFd<'_>, base: &str) -> Result<Vec<Entry>> {
     let mut entries = Vec::new();
+    let mut batch: Vec<Found> = Vec::new();
+    let mut folders = 0;
     walk_files(start, base, |dir, name, path| {
-        entries.extend(entry_at(dir, name, &path)?);
+        if batch
+            .last()
+            .is_none_or(|(last, _, _)| !Arc::ptr_eq(last, dir))
+        {
+            folders += 1;
+        }
+        batch.push((Arc::clone(dir), name.to_string(), path));
+        if batch.len() >= BATCH_FILES || folders >= BATCH_FOLDERS {
+            stat_batch(&mut batch, &mut entries)?;
+            folders = 0;
+        }
         Ok(())
     })?;
+    stat_batch(&mut batch, &mut entries)?;
     Ok(entries)
+}
+
+/// Stats every file of `batch` into `entries`, on as many threads as there are cores.
+fn stat_batch(batch: &mut Vec<Found>, entries: &mut Vec<Entry>) -> Result<()> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    let stat_part = |part: &[Found]| -> Result<Vec<Entry>> {
+        part.iter()
+            .filter_map(|(dir, name, path)| entry_at(dir.as_fd(), name, path).transpose())
+            .collect()
+    };
+    if batch.len() < PARALLEL_FROM || threads == 1 {
+        entries.extend(stat_part(batch)?);
+    } else {
+        let chunk = batch.len().div_ceil(threads);
+        let parts: Vec<Result<Vec<Entry>>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = batch
+                .chunks(chunk)
+                .map(|part| scope.spawn(move || stat_part(part)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|handle| {
+                    handle.join().unwrap_or_else(|_| {
+                        Err(Error::io(
+                            ".",
+                            std::io::Error::other("a listing thread panicked"),
+                        ))
+                    })
+                })
+                .collect()
+        });
+        for part in parts {
+            entries.extend(part?);
+        }
+    }
+    batch.clear();
+    Ok(())
 }
 
 /// Calls `visit` with the folder, name and store path of every regular file below
@@ -134,10 +197,11 @@ pub(super) fn list_tree(start: BorrowedFd<'_>, base: &str) -> Result<Vec<Entry>>
 pub(super) fn walk_files(
     start: BorrowedFd<'_>,
     base: &str,
-    mut visit: impl FnMut(BorrowedFd<'_>, &str, String) -> Result<()>,
+    mut visit: impl FnMut(&Arc<OwnedFd>, &str, String) -> Result<()>,
 ) -> Result<()> {
     let mut pending: Vec<(OwnedFd, String)> = vec![(dup(start)?, base.to_string())];
     while let Some((dir_fd, prefix)) = pending.pop() {
+        let dir_fd = Arc::new(dir_fd);
         let shown = if prefix.is_empty() {
             "."
         } else {
@@ -165,13 +229,13 @@ pub(super) fn walk_files(
             };
             match kind {
                 FileType::Directory => {
-                    match rustix::fs::openat(&dir_fd, name, DIR_FLAGS, Mode::empty()) {
+                    match rustix::fs::openat(&*dir_fd, name, DIR_FLAGS, Mode::empty()) {
                         Ok(fd) => pending.push((fd, path)),
                         Err(Errno::NOENT | Errno::LOOP | Errno::NOTDIR | Errno::ACCESS) => {}
                         Err(e) => return Err(Error::io(&path, e)),
                     }
                 }
-                FileType::RegularFile => visit(dir_fd.as_fd(), name, path)?,
+                FileType::RegularFile => visit(&dir_fd, name, path)?,
                 _ => {}
             }
         }

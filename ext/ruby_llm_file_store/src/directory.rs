@@ -1,5 +1,6 @@
 //! `Native::Directory`: a folder store, every call off the GVL.
 
+use std::collections::HashMap;
 use std::io::Read;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -57,15 +58,11 @@ impl Directory {
         Ok(Directory { root })
     }
 
-    fn list(
-        ruby: &Ruby,
-        rb_self: &Self,
-        prefix: Option<StorePath>,
-    ) -> Result<Vec<EntryTuple>, Error> {
+    fn list(ruby: &Ruby, rb_self: &Self, prefix: Option<StorePath>) -> Result<RArray, Error> {
         let prefix = prefix.map(|prefix| prefix.0);
 
         let entries = off_gvl(ruby, || rb_self.root.list(prefix.as_deref()))?;
-        Ok(entries.into_iter().map(tuple).collect())
+        listed(ruby, entries)
     }
 
     fn stat(ruby: &Ruby, rb_self: &Self, path: StorePath) -> Result<Option<EntryTuple>, Error> {
@@ -276,6 +273,29 @@ fn file_source(root: &Arc<Root>, path: String) -> Source {
     Source::File(Box::new(move || {
         root.open_file(&path).map_err(std::io::Error::other)
     }))
+}
+
+/// `entries` as Ruby arrays, sharing one frozen String per content type: a listing
+/// of 50,000 files holds a handful of types, not 50,000 copies of them.
+fn listed(ruby: &Ruby, entries: Vec<Entry>) -> Result<RArray, Error> {
+    let mut types: HashMap<String, RString> = HashMap::new();
+    let list = ruby.ary_new_capa(entries.len());
+    for entry in entries {
+        let content_type = *types.entry(entry.content_type).or_insert_with_key(|name| {
+            let string = ruby.str_new(name);
+            string.freeze();
+            string
+        });
+        let row = ruby.ary_new_capa(6);
+        row.push(entry.path)?;
+        row.push(entry.size)?;
+        row.push(entry.mtime_sec)?;
+        row.push(entry.mtime_nsec)?;
+        row.push(content_type)?;
+        row.push(entry.digest)?;
+        list.push(row)?;
+    }
+    Ok(list)
 }
 
 pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {

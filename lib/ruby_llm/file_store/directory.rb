@@ -125,35 +125,35 @@ module RubyLLM
       end
 
       def stored(entry)
-        ListedFile.new(@native, *entry)
+        ListedFile.new(@native, entry)
       end
 
-      # A file of a folder store. Its time of change and its digest are worked out
-      # when first asked for, so listing many files builds little for each.
+      # A file of a folder store, over the row the native listing gave: path, size,
+      # seconds and nanoseconds of its time of change, content type, digest. Its
+      # time and digest are worked out when first asked for, so listing many files
+      # builds little for each.
       class ListedFile < StoredFile # :nodoc:
-        # rubocop:disable Lint/MissingSuper, Metrics/ParameterLists
-        def initialize(native, path, byte_size, seconds, nanoseconds, content_type, digest)
+        # rubocop:disable Lint/MissingSuper
+        def initialize(native, entry)
           @native = native
-          @path = path
-          @byte_size = byte_size
-          @seconds = seconds
-          @nanoseconds = nanoseconds
-          @content_type = content_type
-          @digest = digest
-          @digest_known = !digest.nil?
+          @entry = entry
         end
-        # rubocop:enable Lint/MissingSuper, Metrics/ParameterLists
+        # rubocop:enable Lint/MissingSuper
+
+        def path = @entry[0]
+        def byte_size = @entry[1]
+        def content_type = @entry[4]
 
         def updated_at
-          @updated_at ||= Time.at(@seconds, @nanoseconds, :nsec)
+          @updated_at ||= Time.at(@entry[2], @entry[3], :nsec)
         end
 
         # The digest of this version of the file; nil when the file has changed since.
         def digest
-          return @digest if @digest_known
+          return @entry[5] if @entry[5] || @digest_asked
 
-          @digest_known = true
-          @digest = @native.digest_of(path, byte_size, @seconds, @nanoseconds)
+          @digest_asked = true
+          @entry[5] = @native.digest_of(path, byte_size, @entry[2], @entry[3])
         end
       end
     end
