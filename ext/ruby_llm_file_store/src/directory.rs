@@ -188,7 +188,9 @@ impl Directory {
 
         off_gvl(ruby, || {
             let file = rb_self.root.open_file(&path)?;
-            text::lines_of(file, offset, limit, max_chars).map_err(|e| CoreError::io(&path, e))
+            let size = file.metadata().map_err(|e| CoreError::io(&path, e))?.len();
+            text::lines_of(file, size, offset, limit, max_chars)
+                .map_err(|e| CoreError::io(&path, e))
         })
     }
 

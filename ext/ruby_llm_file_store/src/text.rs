@@ -33,24 +33,30 @@ pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
     Ok(())
 }
 
-/// How many bytes after a slice are read to tell how many lines the file has: the
-/// rest of a file this size costs a few milliseconds, and a larger file is left
-/// unread, its trailer saying only that more lines follow.
+/// The largest file whose lines are all counted, so its trailer says how many it
+/// has: a few milliseconds of work. A larger file is never read past the slice, and
+/// its trailer says only that more lines follow.
 const COUNT_BUDGET: u64 = 8 * 1024 * 1024;
 
 /// Lines `offset..offset + limit` of any reader, with the trailer.
 pub fn lines_of(
     reader: impl Read,
+    size: u64,
     offset: usize,
     limit: usize,
     max_chars: usize,
 ) -> std::io::Result<LinesTuple> {
+    let budget = if size <= COUNT_BUDGET {
+        COUNT_BUDGET
+    } else {
+        0
+    };
     let slice = text::read_lines_counted(
         BufReader::with_capacity(256 * 1024, reader),
         offset,
         limit,
         max_chars,
-        COUNT_BUDGET,
+        budget,
     )?;
     let trailer = text::trailer_for_lines(&slice, offset);
     Ok((
@@ -78,7 +84,13 @@ fn read_lines(
 ) -> Result<LinesTuple, Error> {
     let bytes = owned_bytes(bytes);
     nogvl(ruby, || {
-        lines_of(bytes.as_slice(), offset, limit, max_chars)
+        lines_of(
+            bytes.as_slice(),
+            bytes.len() as u64,
+            offset,
+            limit,
+            max_chars,
+        )
     })?
     .map_err(|e| errors::map(ruby, file_store_core::Error::io("text", e)))
 }
