@@ -14,7 +14,8 @@ Gem::Specification.new do |spec|
   spec.required_ruby_version = '>= 3.1'
 
   spec.files = Dir['lib/**/*.rb', 'lib/generators/**/*.{tt,erb}',
-                   'ext/ruby_llm_file_store/{extconf.rb,Cargo.toml,src/**/*.rs}', 'src/**/*.rs', 'Cargo.toml', 'Cargo.lock', 'README.md', 'LICENSE']
+                   'ext/ruby_llm_file_store/{extconf.rb,Cargo.toml,src/**/*.rs}', 'src/**/*.rs',
+                   'Cargo.toml', 'Cargo.lock', 'README.md', 'LICENSE']
   spec.require_paths = ['lib']
   spec.extensions = ['ext/ruby_llm_file_store/extconf.rb']
 
