@@ -8,6 +8,16 @@ require 'tmpdir'
 class StoreDemo
   FIXTURES = File.expand_path('../spec/fixtures', __dir__)
   QUESTIONS = 10
+  # The flat OpenDocument sources the document fixtures were made from.
+  SOURCES = /\.fod[tsp]\z/
+
+  # The native document converters, registered as an app would in config.file_converters.
+  CONFIG = Struct.new(:file_converters).new(
+    RubyLLM.file_store.converter.then do |converter|
+      office = RubyLLM::FileStore::Converters::Office::TYPES.to_h { |type| [type, converter.office] }
+      { 'application/pdf' => converter.pdf, 'text/html' => converter.html }.merge(office)
+    end
+  )
 
   def initialize(store)
     @store = store
@@ -34,7 +44,9 @@ class StoreDemo
   end
 
   def fill
-    Dir.children(FIXTURES).sort.each do |name|
+    Dir.glob('**/*', base: FIXTURES).sort.each do |name|
+      next if File.directory?(File.join(FIXTURES, name)) || name.match?(SOURCES)
+
       File.open(File.join(FIXTURES, name), 'rb') { |io| store.write(name, io) }
     end
   end
@@ -42,7 +54,7 @@ class StoreDemo
   def show_files
     section "The store in #{store.local_root}"
     store.each do |file|
-      puts format('  %-22<path>s %-20<type>s %<size>9s', path: file.path, type: file.content_type,
+      puts format('  %-24<path>s %-28<type>s %<size>9s', path: file.path, type: file.content_type[0, 28],
                                                          size: file.human_size)
     end
   end
@@ -50,7 +62,7 @@ class StoreDemo
   def show_texts
     section 'What store.text reads'
     store.each do |file|
-      text = store.text(file.path)
+      text = store.text(file.path, config: CONFIG)
       shown = if text
                 "#{text.lines.first.to_s.strip[0, 60]}... (#{text.length} characters)"
               else
@@ -66,6 +78,7 @@ class StoreDemo
     tools = RubyLLM::FileStore::Tools
     call(tools::SearchFiles, pattern: 'terminat', path: 'contract-v2.md', ignore_case: true)
     call(tools::SearchFiles, pattern: 'remote work', ignore_case: true)
+    call(tools::SearchFiles, pattern: 'budget', path: 'documents', ignore_case: true)
     call(tools::ReadFile, path: 'handbook.txt', offset: 286, limit: 3)
     call(tools::EditFile, path: 'handbook.txt', old_text: 'renewed every 90 days', new_text: 'renewed every 60 days')
     call(tools::EditFile, path: 'revenue.csv', old_text: 'north', new_text: 'North')
@@ -75,7 +88,7 @@ class StoreDemo
 
   def call(tool, **arguments)
     puts "\n  #{tool.name.split('::').last} #{arguments}"
-    result = tool.new(store).call(**arguments)
+    result = tool.new(store, config: CONFIG).call(**arguments)
     puts result.to_s.lines.map { |line| "    #{line}" }.join
   end
 
