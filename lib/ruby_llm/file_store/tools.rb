@@ -9,10 +9,6 @@ module RubyLLM
     #   tool = RubyLLM::FileStore::Tools::ReadFile.new(store)
     #   tool.call(path: "notes.md", offset: 10, limit: 20)
     module Tools
-      # The tool classes by the names the model knows them by.
-      def self.all
-        [ListFiles, ReadFile, SearchFiles, WriteFile, EditFile]
-      end
     end
   end
 end

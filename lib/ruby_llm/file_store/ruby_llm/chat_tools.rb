@@ -78,14 +78,9 @@ module RubyLLM
         def execute(path:, old_text:, new_text:, replace_all: false) = run(path:, old_text:, new_text:, replace_all:)
       end
 
-      # One of each tool over +store+.
+      # One of each of the five tools over +store+.
       def self.for(store, config: nil, on_write: nil)
-        all.map { |tool| tool.new(store, config:, on_write:) }
-      end
-
-      # The five tool classes.
-      def self.all
-        [ListFiles, ReadFile, SearchFiles, WriteFile, EditFile]
+        [ListFiles, ReadFile, SearchFiles, WriteFile, EditFile].map { |tool| tool.new(store, config:, on_write:) }
       end
     end
   end
