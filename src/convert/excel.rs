@@ -3,7 +3,7 @@
 //! resolved.
 
 use super::archive::Archive;
-use super::office::{attr_rid, part};
+use super::office::{attr_rid, part, KIND};
 use super::out::Out;
 use super::xml::{self, attr, Node};
 use super::Converted;
@@ -41,7 +41,7 @@ pub(super) fn excel(archive: &mut Archive<'_>) -> Converted {
             xml::walk(&sheet, |node| rows.visit(node, &mut out));
         }
     }
-    Ok(out.finish())
+    out.finish_text(KIND)
 }
 
 /// The shared strings, in order: each `si` item's text, its runs joined, its
@@ -122,7 +122,7 @@ impl<'s> Rows<'s> {
                 self.kind = attr(tag, "t");
                 self.value.clear();
             }
-            Node::Close("c") => return out.push(&self.cell_text()),
+            Node::Close("c") => return out.text(&self.cell_text()),
             // `v` holds a value; `t` the text of an inline string (`is`).
             Node::Open("v" | "t", _) => self.in_value = true,
             Node::Close("v" | "t") => self.in_value = false,

@@ -14,8 +14,11 @@ use html5ever::tokenizer::{
     BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
 };
 
+use super::charset::decode_html;
 use super::out::Out;
 use super::Converted;
+
+const KIND: &str = "HTML page";
 
 /// Elements on lines of their own.
 const BLOCKS: &[&str] = &[
@@ -68,16 +71,17 @@ const VOID: &[&str] = &[
     "track", "wbr",
 ];
 
-/// The text of the HTML in `bytes` (UTF-8; other bytes are replaced).
+/// The text of the HTML in `bytes`, in the charset a browser would read it in
+/// (see [`decode_html`]); [`crate::convert::Refusal::NoText`] when it shows none.
 pub fn html(bytes: &[u8]) -> Converted {
-    let text = String::from_utf8_lossy(bytes);
+    let text = decode_html(bytes);
     let input = BufferQueue::default();
-    input.push_back(StrTendril::from(text.trim_start_matches('\u{feff}')));
+    input.push_back(StrTendril::from(&*text));
     let tokenizer = Tokenizer::new(Sink::default(), TokenizerOpts::default());
     let _ = tokenizer.feed(&input);
     tokenizer.end();
     let state = tokenizer.sink.0.into_inner();
-    Ok(state.out.finish())
+    state.out.finish_text(KIND)
 }
 
 #[derive(Default)]
@@ -203,7 +207,7 @@ impl State {
 
     fn text(&mut self, text: &str) {
         if self.pre > 0 {
-            self.out.push(text);
+            self.out.text(text);
             return;
         }
         for (i, word) in text.split(|c: char| c.is_ascii_whitespace()).enumerate() {
@@ -214,7 +218,7 @@ impl State {
             if std::mem::take(&mut self.space) && !self.out.after_space() {
                 self.out.push(" ");
             }
-            self.out.push(word);
+            self.out.text(word);
         }
     }
 }
@@ -242,6 +246,29 @@ mod tests {
 
     fn text(source: &str) -> String {
         html(source.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn a_page_with_no_text_is_left_to_the_next_converter() {
+        for page in [
+            "",
+            "  ",
+            "<html><head><title>T</title></head><body>\n<img src=a.png></body>",
+        ] {
+            assert_eq!(
+                html(page.as_bytes()),
+                Err(crate::convert::Refusal::NoText("HTML page"))
+            );
+        }
+    }
+
+    #[test]
+    fn reads_pages_in_their_declared_charset() {
+        let latin1 = b"<meta charset=iso-8859-1><p>Caf\xe9 in Z\xfcrich</p>";
+        assert_eq!(html(latin1).unwrap(), "Caf\u{e9} in Z\u{fc}rich\n");
+        // \u{65e5}\u{672c} ("Japan") in Shift_JIS.
+        let sjis = b"<meta http-equiv=Content-Type content='text/html; charset=shift_jis'><p>\x93\xfa\x96\x7b</p>";
+        assert_eq!(html(sjis).unwrap(), "\u{65e5}\u{672c}\n");
     }
 
     #[test]

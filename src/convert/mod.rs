@@ -12,6 +12,7 @@
 //! ```
 
 pub mod archive;
+mod charset;
 mod excel;
 pub mod html;
 mod office;
@@ -32,9 +33,9 @@ pub enum Refusal {
     /// The bytes are not a file of this kind, or are broken past reading.
     #[error("not a readable {0}: {1}")]
     Unreadable(&'static str, String),
-    /// A file with no text in it, such as a scanned PDF: the next converter
-    /// (OCR, say) may read it.
-    #[error("the {0} has no text (a scan?)")]
+    /// A file with no text in it, such as a scanned PDF or an empty document:
+    /// the next converter (OCR, say) may read it.
+    #[error("the {0} has no text")]
     NoText(&'static str),
     /// An archive with more entries than [`archive::MAX_ENTRIES`].
     #[error("the archive has {0} entries, more than {max}", max = archive::MAX_ENTRIES)]

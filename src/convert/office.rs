@@ -7,7 +7,7 @@ use super::out::Out;
 use super::xml::{self, attr, Node};
 use super::{excel, Converted, Refusal};
 
-const KIND: &str = "Office document";
+pub(super) const KIND: &str = "Office document";
 
 /// The text of a .docx, .xlsx or .pptx file.
 pub fn office(bytes: &[u8]) -> Converted {
@@ -46,7 +46,7 @@ fn word(archive: &mut Archive<'_>) -> Converted {
         }
         body.visit(node, &mut out)
     });
-    Ok(out.finish())
+    out.finish_text(KIND)
 }
 
 fn heading_level(style: &str) -> Option<usize> {
@@ -80,7 +80,7 @@ fn slides(archive: &mut Archive<'_>) -> Converted {
             xml::walk(&slide, |node| body.visit(node, &mut out));
         }
     }
-    Ok(out.finish())
+    out.finish_text(KIND)
 }
 
 /// The relationship id (`r:id`) of a tag.
@@ -126,7 +126,7 @@ impl Body {
                 if std::mem::take(&mut self.pending_space) && !out.after_space() {
                     out.push(" ");
                 }
-                return out.push(text);
+                return out.text(text);
             }
             Node::Open("tab", _) => return out.push("\t"),
             Node::Open("br" | "cr", _) if self.cells == 0 => return out.newline(),

@@ -1,13 +1,16 @@
 //! The text a converter builds: capped at MAX_OUTPUT, with the line and heading
 //! rules every format shares.
 
-use super::MAX_OUTPUT;
+use super::{Converted, Refusal, MAX_OUTPUT};
 
 /// Text under construction.
 #[derive(Default)]
 pub struct Out {
     text: String,
     full: bool,
+    /// Whether any of the document's own text (not a heading or separator the
+    /// converter added) has been written.
+    seen: bool,
 }
 
 impl Out {
@@ -27,6 +30,13 @@ impl Out {
         }
         self.text.push_str(s);
         true
+    }
+
+    /// Appends the document's own text: what tells a document with text from
+    /// one with none.
+    pub fn text(&mut self, s: &str) -> bool {
+        self.seen |= s.chars().any(|c| !c.is_whitespace());
+        self.push(s)
     }
 
     /// Ends the current line, unless there is none, without its trailing spaces.
@@ -66,5 +76,15 @@ impl Out {
         self.full = false;
         self.newline();
         self.text
+    }
+
+    /// The text, or [`Refusal::NoText`] when the document gave none of its own
+    /// (headings and separators alone do not count), so the next converter runs.
+    pub fn finish_text(self, kind: &'static str) -> Converted {
+        if self.seen {
+            Ok(self.finish())
+        } else {
+            Err(Refusal::NoText(kind))
+        }
     }
 }

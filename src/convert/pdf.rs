@@ -41,16 +41,8 @@ fn read(bytes: &[u8]) -> Converted {
         }
         page_text(&document, page, &mut out);
     }
-    let text = out.finish();
     // Headings alone mean pages of images: leave them to OCR.
-    let has_text = text
-        .lines()
-        .any(|line| !line.starts_with("## Page ") && !line.trim().is_empty());
-    if has_text {
-        Ok(text)
-    } else {
-        Err(Refusal::NoText(KIND))
-    }
+    out.finish_text(KIND)
 }
 
 /// Writes the text of one page; stops quietly where the page stops making sense.
@@ -172,6 +164,6 @@ impl Pen<'_> {
         }
         self.shown = Some(self.y);
         self.moved = false;
-        out.push(&text);
+        out.text(&text);
     }
 }
