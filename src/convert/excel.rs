@@ -1,8 +1,12 @@
-//! Excel workbooks: each sheet as `## Sheet name`, then a line per row with its
-//! cells separated by tabs, placed by their A1 references and shared strings
-//! resolved.
+//! Excel workbooks: each sheet as `## Sheet name` (`## Sheet name (hidden)` for
+//! a hidden one), then a line per row with its cells separated by tabs, placed by
+//! their A1 references, shared strings resolved, and numbers whose format is a
+//! date or time shown as ISO 8601 dates or times.
+
+use std::collections::HashMap;
 
 use super::archive::Archive;
+use super::dates::{self, Shows};
 use super::office::{attr_rid, part, KIND};
 use super::out::Out;
 use super::xml::{self, attr, Node};
@@ -21,13 +25,27 @@ pub(super) fn excel(archive: &mut Archive<'_>) -> Converted {
         .read("xl/sharedStrings.xml")?
         .map(|s| shared_strings(&s))
         .unwrap_or_default();
+    let styles = archive
+        .read("xl/styles.xml")?
+        .map(|s| cell_styles(&s))
+        .unwrap_or_default();
     let mut sheets = Vec::new();
+    let mut date1904 = false;
     xml::walk(&workbook, |node| {
-        if let Node::Open("sheet", tag) = node {
-            let name = attr(tag, "name").unwrap_or_default();
-            if let Some(path) = attr_rid(tag).and_then(|id| rels.get(&id)) {
-                sheets.push((name, path.clone()));
+        match node {
+            Node::Open("sheet", tag) => {
+                let mut name = attr(tag, "name").unwrap_or_default();
+                if matches!(attr(tag, "state").as_deref(), Some("hidden" | "veryHidden")) {
+                    name.push_str(" (hidden)");
+                }
+                if let Some(path) = attr_rid(tag).and_then(|id| rels.get(&id)) {
+                    sheets.push((name, path.clone()));
+                }
             }
+            Node::Open("workbookPr", tag) => {
+                date1904 = matches!(attr(tag, "date1904").as_deref(), Some("1" | "true"));
+            }
+            _ => {}
         }
         true
     });
@@ -37,7 +55,7 @@ pub(super) fn excel(archive: &mut Archive<'_>) -> Converted {
             break;
         }
         if let Some(sheet) = archive.read(&path)? {
-            let mut rows = Rows::new(&strings);
+            let mut rows = Rows::new(&strings, &styles, date1904);
             xml::walk(&sheet, |node| rows.visit(node, &mut out));
         }
     }
@@ -68,6 +86,38 @@ fn shared_strings(bytes: &[u8]) -> Vec<String> {
     strings
 }
 
+/// Per cell style (the `s` of a cell, an index into `cellXfs`): whether its
+/// number format shows a date or time, and which.
+fn cell_styles(bytes: &[u8]) -> Vec<Option<Shows>> {
+    let mut custom = HashMap::new();
+    let mut styles = Vec::new();
+    let mut in_cell_xfs = false;
+    xml::walk(bytes, |node| {
+        match node {
+            Node::Open("numFmt", tag) => {
+                let id = attr(tag, "numFmtId").and_then(|id| id.parse::<u32>().ok());
+                if let (Some(id), Some(code)) = (id, attr(tag, "formatCode")) {
+                    custom.insert(id, dates::custom(&code));
+                }
+            }
+            Node::Open("cellXfs", _) => in_cell_xfs = true,
+            Node::Close("cellXfs") => in_cell_xfs = false,
+            Node::Open("xf", tag) if in_cell_xfs => {
+                let id = attr(tag, "numFmtId").and_then(|id| id.parse::<u32>().ok());
+                styles.push(id.and_then(|id| {
+                    custom
+                        .get(&id)
+                        .copied()
+                        .unwrap_or_else(|| dates::builtin(id))
+                }));
+            }
+            _ => {}
+        }
+        true
+    });
+    styles
+}
+
 /// The column (0 for A) of an A1 reference such as `AB12`.
 fn column(reference: &str) -> Option<usize> {
     let letters = reference.bytes().take_while(u8::is_ascii_alphabetic);
@@ -86,6 +136,10 @@ fn column(reference: &str) -> Option<usize> {
 /// One sheet's rows: the cell being read and where the row has got to.
 struct Rows<'s> {
     strings: &'s [String],
+    styles: &'s [Option<Shows>],
+    date1904: bool,
+    /// What the current cell's number format shows, when a date or time.
+    shows: Option<Shows>,
     /// The next column the row would write.
     next: usize,
     kind: Option<String>,
@@ -94,9 +148,12 @@ struct Rows<'s> {
 }
 
 impl<'s> Rows<'s> {
-    fn new(strings: &'s [String]) -> Self {
+    fn new(strings: &'s [String], styles: &'s [Option<Shows>], date1904: bool) -> Self {
         Rows {
             strings,
+            styles,
+            date1904,
+            shows: None,
             next: 0,
             kind: None,
             value: String::new(),
@@ -120,6 +177,9 @@ impl<'s> Rows<'s> {
                 }
                 self.next = at.max(self.next) + 1;
                 self.kind = attr(tag, "t");
+                self.shows = attr(tag, "s")
+                    .and_then(|s| s.parse::<usize>().ok())
+                    .and_then(|s| self.styles.get(s).copied().flatten());
                 self.value.clear();
             }
             Node::Close("c") => return out.text(&self.cell_text()),
@@ -133,7 +193,17 @@ impl<'s> Rows<'s> {
     }
 
     fn cell_text(&self) -> String {
+        let date = match (self.kind.as_deref(), self.shows) {
+            (None | Some("n"), Some(shows)) => self
+                .value
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .and_then(|serial| dates::format(serial, shows, self.date1904)),
+            _ => None,
+        };
         let text = match self.kind.as_deref() {
+            _ if date.is_some() => date.as_deref().unwrap_or_default(),
             Some("s") => self
                 .value
                 .trim()

@@ -13,6 +13,7 @@
 
 pub mod archive;
 mod charset;
+mod dates;
 mod excel;
 pub mod html;
 mod office;

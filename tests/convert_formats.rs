@@ -1,0 +1,37 @@
+//! What the converters read of documents LibreOffice wrote from the flat ODF
+//! sources in spec/fixtures/documents (see its `generate`): dates, hidden
+//! sheets, headers, notes and comments, OpenDocument and EPUB.
+
+use file_store_core::convert::{self, Refusal};
+
+fn fixture(name: &str) -> Vec<u8> {
+    let path = format!(
+        "{}/spec/fixtures/documents/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+const DATES: &str = "## Invoices\nInvoice\tIssued\tDue\tAmount\n\
+    INV-101\t2024-03-15\t2024-04-14\t1250.5\n\
+    INV-102\t2024-02-29\t2024-03-30\t980\n\n\
+    ## Shifts\nStarts\tLogged\n14:30:00\t2024-03-15T09:45:00\n\n\
+    ## Rates (hidden)\nInternal rate\t0.07\n";
+
+#[test]
+fn reads_excel_dates_and_marks_hidden_sheets() {
+    assert_eq!(convert::office(&fixture("dates.xlsx")).unwrap(), DATES);
+}
+
+#[test]
+fn reads_excel_dates_in_the_1904_date_system() {
+    assert_eq!(convert::office(&fixture("dates1904.xlsx")).unwrap(), DATES);
+}
+
+#[test]
+fn an_empty_word_document_is_left_to_the_next_converter() {
+    assert_eq!(
+        convert::office(&fixture("empty.docx")),
+        Err(Refusal::NoText("Office document"))
+    );
+}
