@@ -76,7 +76,7 @@ const MAX_SERIAL: f64 = 2_958_465.0;
 /// `serial` shown as `shows` says: `2024-03-15`, `14:30:00`,
 /// `2024-03-15T14:30:00` or `36:15:00`; None when it is out of range.
 pub fn format(serial: f64, shows: Shows, date1904: bool) -> Option<String> {
-    if !serial.is_finite() || serial < 0.0 || serial > MAX_SERIAL {
+    if !serial.is_finite() || !(0.0..=MAX_SERIAL).contains(&serial) {
         return None;
     }
     // Rounded to the second, as Excel shows it.
@@ -169,7 +169,7 @@ mod tests {
     fn shows_serials_as_iso_dates_and_times() {
         assert_eq!(format(45366.0, Shows::Date, false).unwrap(), "2024-03-15");
         assert_eq!(
-            format(45366.604_166_7, Shows::DateTime, false).unwrap(),
+            format(45_366.604_166_7, Shows::DateTime, false).unwrap(),
             "2024-03-15T14:30:00"
         );
         assert_eq!(format(0.5, Shows::Time, false).unwrap(), "12:00:00");
