@@ -35,3 +35,19 @@ fn an_empty_word_document_is_left_to_the_next_converter() {
         Err(Refusal::NoText("Office document"))
     );
 }
+
+const NOTES: &str = "# Board Minutes\n\
+    The board met in Lyon on a rainy Tuesday[^1] and approved the budget.\n\
+    Decisions taken:\n- Open a warehouse in Porto\n- Freeze hiring until autumn\n\
+    Motion | Result\nWarehouse | Carried unanimously\n\
+    ## Next meeting\nThe next meeting is in Zürich[^e1] in June.\n\n\
+    ## Headers and footers\nAcme Corporation confidential\nPrepared for the supervisory board\n\n\
+    ## Footnotes\n[^1] Minutes taken by the company secretary.\n\n\
+    ## Endnotes\n[^e1] Travel booked through the usual agency.\n\n\
+    ## Comments\nAna Ruiz: Please confirm the venue before publishing.\n";
+
+#[test]
+fn reads_word_headers_footers_notes_and_comments() {
+    let text = convert::office(&fixture("notes.docx")).unwrap();
+    assert_eq!(text, NOTES);
+}

@@ -19,6 +19,7 @@ pub mod html;
 mod office;
 mod out;
 pub mod pdf;
+mod word;
 mod xml;
 
 pub use html::html;

@@ -4,8 +4,8 @@
 
 use super::archive::Archive;
 use super::out::Out;
-use super::xml::{self, attr, Node};
-use super::{excel, Converted, Refusal};
+use super::xml::{self, Node};
+use super::{excel, word, Converted, Refusal};
 
 pub(super) const KIND: &str = "Office document";
 
@@ -13,7 +13,7 @@ pub(super) const KIND: &str = "Office document";
 pub fn office(bytes: &[u8]) -> Converted {
     let mut archive = Archive::open(bytes, KIND)?;
     if archive.has("word/document.xml") {
-        word(&mut archive)
+        word::word(&mut archive)
     } else if archive.has("xl/workbook.xml") {
         excel::excel(&mut archive)
     } else if archive.has("ppt/presentation.xml") {
@@ -31,27 +31,6 @@ pub(super) fn part(archive: &mut Archive<'_>, name: &str) -> Result<Vec<u8>, Ref
     archive
         .read(name)?
         .ok_or_else(|| Refusal::unreadable(KIND, format!("{name} is missing or broken")))
-}
-
-fn word(archive: &mut Archive<'_>) -> Converted {
-    let document = part(archive, "word/document.xml")?;
-    let mut out = Out::default();
-    let mut body = Body::new("t", "p");
-    xml::walk(&document, |node| {
-        if let Node::Open("pStyle", tag) = node {
-            // LibreOffice and Word name heading styles Heading1..Heading9.
-            if let Some(level) = attr(tag, "val").and_then(|v| heading_level(&v)) {
-                return out.push(&"#".repeat(level)) && out.push(" ");
-            }
-        }
-        body.visit(node, &mut out)
-    });
-    out.finish_text(KIND)
-}
-
-fn heading_level(style: &str) -> Option<usize> {
-    let level = style.strip_prefix("Heading")?.parse::<usize>().ok()?;
-    (1..=6).contains(&level).then_some(level)
 }
 
 fn slides(archive: &mut Archive<'_>) -> Converted {
@@ -94,7 +73,7 @@ pub(super) fn attr_rid(tag: &quick_xml::events::BytesStart<'_>) -> Option<String
 /// Paragraphs, runs and tables as Word (`w:`) and DrawingML (`a:`) write them:
 /// text only inside the text element, a line per paragraph, a line per table row
 /// with its cells separated by ` | `.
-struct Body {
+pub(super) struct Body {
     text: &'static str,
     paragraph: &'static str,
     in_text: bool,
@@ -107,7 +86,7 @@ struct Body {
 }
 
 impl Body {
-    fn new(text: &'static str, paragraph: &'static str) -> Self {
+    pub(super) fn new(text: &'static str, paragraph: &'static str) -> Self {
         Body {
             text,
             paragraph,
@@ -118,7 +97,7 @@ impl Body {
         }
     }
 
-    fn visit(&mut self, node: Node<'_, '_>, out: &mut Out) -> bool {
+    pub(super) fn visit(&mut self, node: Node<'_, '_>, out: &mut Out) -> bool {
         match node {
             Node::Open(name, _) if name == self.text => self.in_text = true,
             Node::Close(name) if name == self.text => self.in_text = false,

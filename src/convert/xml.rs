@@ -80,6 +80,22 @@ pub fn relationships(bytes: &[u8], dir: &str) -> HashMap<String, String> {
     found
 }
 
+/// The relationships of a part with their kind (the last word of their `Type`,
+/// such as `header` or `footnotes`), in the order the part lists them.
+pub fn typed_relationships(bytes: &[u8], dir: &str) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    walk(bytes, |node| {
+        if let Node::Open("Relationship", tag) = node {
+            if let (Some(kind), Some(target)) = (attr(tag, "Type"), attr(tag, "Target")) {
+                let kind = kind.rsplit('/').next().unwrap_or_default().to_string();
+                found.push((kind, resolve(dir, &target)));
+            }
+        }
+        true
+    });
+    found
+}
+
 /// `target` as a path in the archive: absolute when it starts with `/`, else
 /// relative to `dir`, with `..` taken into account.
 pub fn resolve(dir: &str, target: &str) -> String {

@@ -1,0 +1,170 @@
+//! Word documents: the body (headings, paragraphs, lists, tables), with a
+//! `[^n]` where a footnote or endnote is referenced, then what the body does not
+//! hold, each under its own heading: headers and footers (each distinct text
+//! once), footnotes, endnotes and comments (with their author).
+
+use std::collections::HashMap;
+
+use super::archive::Archive;
+use super::office::{part, Body, KIND};
+use super::out::Out;
+use super::xml::{self, attr, Node};
+use super::Converted;
+
+/// The parts besides the body, in the order they are written, by relationship kind.
+const PARTS: &[(&str, &[&str])] = &[
+    ("Headers and footers", &["header", "footer"]),
+    ("Footnotes", &["footnotes"]),
+    ("Endnotes", &["endnotes"]),
+    ("Comments", &["comments"]),
+];
+
+pub(super) fn word(archive: &mut Archive<'_>) -> Converted {
+    let document = part(archive, "word/document.xml")?;
+    let rels = archive
+        .read("word/_rels/document.xml.rels")?
+        .map(|r| xml::typed_relationships(&r, "word"))
+        .unwrap_or_default();
+    let mut out = Out::default();
+    let mut notes = Notes::default();
+    let mut body = Body::new("t", "p");
+    xml::walk(&document, |node| {
+        match node {
+            Node::Open("pStyle", tag) => {
+                // LibreOffice and Word name heading styles Heading1..Heading9.
+                if let Some(level) = attr(tag, "val").and_then(|v| heading_level(&v)) {
+                    return out.push(&"#".repeat(level)) && out.push(" ");
+                }
+            }
+            // A numbered or bulleted paragraph.
+            Node::Open("numPr", _) => return out.push("- "),
+            Node::Open(kind @ ("footnoteReference" | "endnoteReference"), tag) => {
+                let label = notes.refer(kind, attr(tag, "id").unwrap_or_default());
+                return out.push(&label);
+            }
+            _ => {}
+        }
+        body.visit(node, &mut out)
+    });
+    for (title, kinds) in PARTS {
+        let paths = rels
+            .iter()
+            .filter(|(kind, _)| kinds.contains(&kind.as_str()))
+            .map(|(_, path)| path.clone())
+            .collect::<Vec<_>>();
+        let mut section = Section::default();
+        for path in paths {
+            if let Some(bytes) = archive.read(&path)? {
+                section.read(&bytes, &notes);
+            }
+        }
+        if !section.write(title, &mut out) {
+            break;
+        }
+    }
+    out.finish_text(KIND)
+}
+
+fn heading_level(style: &str) -> Option<usize> {
+    let level = style.strip_prefix("Heading")?.parse::<usize>().ok()?;
+    (1..=6).contains(&level).then_some(level)
+}
+
+/// The labels given to footnotes and endnotes, numbered in the order the body
+/// refers to them (`[^1]`, and `[^e1]` for endnotes).
+#[derive(Default)]
+struct Notes {
+    labels: HashMap<(&'static str, String), String>,
+    footnotes: usize,
+    endnotes: usize,
+}
+
+impl Notes {
+    fn refer(&mut self, kind: &str, id: String) -> String {
+        let (kind, count, prefix) = if kind == "footnoteReference" {
+            ("footnote", &mut self.footnotes, "")
+        } else {
+            ("endnote", &mut self.endnotes, "e")
+        };
+        self.labels
+            .entry((kind, id))
+            .or_insert_with(|| {
+                *count += 1;
+                format!("[^{prefix}{count}]")
+            })
+            .clone()
+    }
+
+    fn label(&self, kind: &'static str, id: String) -> String {
+        self.labels
+            .get(&(kind, id.clone()))
+            .cloned()
+            .unwrap_or_else(|| format!("[^{id}]"))
+    }
+}
+
+/// The distinct entries of one section, in order.
+#[derive(Default)]
+struct Section {
+    entries: Vec<String>,
+}
+
+impl Section {
+    /// Reads a header, footer, notes or comments part: one entry per note or
+    /// comment, or the whole part for a header or footer.
+    fn read(&mut self, bytes: &[u8], notes: &Notes) {
+        let mut out = Out::default();
+        let mut body = Body::new("t", "p");
+        let mut skipping = false;
+        // After a note's label and before its text: the tab Word puts there goes.
+        let mut fresh = false;
+        xml::walk(bytes, |node| {
+            match node {
+                Node::Open(kind @ ("footnote" | "endnote" | "comment"), tag) => {
+                    self.take(std::mem::take(&mut out));
+                    // Separators are a line Word draws, not a note.
+                    skipping = attr(tag, "type").is_some_and(|t| t != "normal");
+                    let label = match kind {
+                        "footnote" => notes.label("footnote", attr(tag, "id").unwrap_or_default()),
+                        "endnote" => notes.label("endnote", attr(tag, "id").unwrap_or_default()),
+                        _ => format!("{}:", attr(tag, "author").unwrap_or_default()),
+                    };
+                    out.push(&label);
+                    out.push(" ");
+                    fresh = true;
+                    return true;
+                }
+                _ if skipping => return true,
+                Node::Open("tab", _) if fresh => return true,
+                Node::Text(_) => fresh = false,
+                _ => {}
+            }
+            body.visit(node, &mut out)
+        });
+        if !skipping {
+            self.take(out);
+        }
+    }
+
+    fn take(&mut self, out: Out) {
+        let text = out.finish_text(KIND).unwrap_or_default();
+        let text = text.trim();
+        if !text.is_empty() && !self.entries.iter().any(|e| e == text) {
+            self.entries.push(text.to_string());
+        }
+    }
+
+    /// Writes the section under `title`, when it has entries.
+    fn write(&self, title: &str, out: &mut Out) -> bool {
+        if self.entries.is_empty() {
+            return !out.full();
+        }
+        out.heading(title);
+        for entry in &self.entries {
+            if !(out.text(entry) && out.newline()) {
+                return false;
+            }
+        }
+        true
+    }
+}
