@@ -59,8 +59,10 @@ module RubyLLM
         entry && stored(entry)
       end
 
-      # Locks within this process and, through a hidden lock file in the folder,
-      # across every process that shares the folder.
+      # Locks within this process and, through +flock+ on the folder itself, across
+      # every process that shares the folder. No file in the folder takes part, so
+      # nothing deleted or replaced there breaks it. Timeout.timeout and Thread#kill
+      # stop a wait for it.
       def with_lock
         super do
           lock = @native.lock if @lock_depth.zero?

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require 'timeout'
+
 RSpec.describe RubyLLM::FileStore::Directory, :native do
   include TmpDirHelper
 
@@ -125,6 +127,27 @@ RSpec.describe RubyLLM::FileStore::Directory, :native do
     statuses = pids.map { |pid| Process.wait2(pid).last }
     expect(statuses).to all(be_success)
     expect(store.read('counter.txt')).to eq('100')
+  end
+
+  it 'locks on the folder itself: nothing deleted, replaced or planted in it lets a second holder in' do
+    reader, writer = IO.pipe
+    holder = fork do
+      described_class.new(root).with_lock do
+        writer.puts('held')
+        sleep 30
+      end
+    end
+    reader.gets
+    FileUtils.rm_rf(Dir.glob(File.join(root, '{*,.[!.]*}')))
+    File.symlink('/dev/null', File.join(root, '.ruby_llm_file_store.lock'))
+    other = described_class.new(root)
+    expect { Timeout.timeout(0.3) { other.with_lock { nil } } }.to raise_error(Timeout::Error)
+    threaded = Thread.new { described_class.new(root).with_lock { :entered } }
+    expect(threaded.join(0.3)).to be_nil
+    Process.kill(:KILL, holder)
+    Process.wait(holder)
+    expect(threaded.value).to eq(:entered)
+    expect(Dir.children(root)).to eq(['.ruby_llm_file_store.lock'])
   end
 
   it 'computes a listed file digest when asked' do
