@@ -70,9 +70,14 @@ where
         match slot.1.take() {
             Some(Ok(value)) => return Ok(value),
             Some(Err(panic)) => return Err(errors::internal(ruby, panic_message(&panic))),
-            // Interrupted before it started by something that raised nothing,
-            // such as a signal whose trap returns: start it now.
-            None => flag.store(false, Ordering::SeqCst),
+            // Interrupted before it started by something that raised nothing: a
+            // signal whose trap returns, or an interrupt deferred by
+            // Thread.handle_interrupt, which would keep refusing to start it.
+            // Run it here, holding the GVL.
+            None => {
+                flag.store(false, Ordering::SeqCst);
+                unsafe { call::<F, T>(&mut slot as *mut _ as *mut c_void) };
+            }
         }
     }
 }

@@ -114,15 +114,20 @@ module RubyLLM
         raise
       end
 
+      # Writes what each read returns: an IO-like object may hand back its chunk
+      # without filling the buffer it was given. The temporary file is removed
+      # unless the write commits, whatever ends it (an error, Thread#kill).
       def write_stream(path, io)
         writer = @native.writer(path)
+        committed = nil
         begin
           buffer = String.new(capacity: CHUNK, encoding: Encoding::BINARY)
-          writer.write(buffer) while io.read(CHUNK, buffer)
-          writer.commit
-        rescue Exception # rubocop:disable Lint/RescueException
-          writer.abort
-          raise
+          while (chunk = io.read(CHUNK, buffer))
+            writer.write(chunk)
+          end
+          committed = writer.commit
+        ensure
+          writer.abort unless committed
         end
       end
 

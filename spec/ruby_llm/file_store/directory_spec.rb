@@ -95,6 +95,27 @@ RSpec.describe RubyLLM::FileStore::Directory, :native do
     expect(Dir.children(root)).to eq(['big.txt'])
   end
 
+  it 'writes what an IO returns when it does not fill the buffer it is given' do
+    chunks = ['a' * 1_200_000, 'b' * 1_200_000]
+    io = Object.new
+    io.define_singleton_method(:read) { |_length = nil, _buffer = nil| chunks.shift }
+    expect(store.write('doc.txt', io).byte_size).to eq(2_400_000)
+    expect(store.read('doc.txt')).to eq(('a' * 1_200_000) + ('b' * 1_200_000))
+  end
+
+  it 'removes the temporary file of a streamed write whose thread is killed' do
+    store.write('doc.txt', 'old')
+    reader, writer = IO.pipe
+    writer.write('x' * 10_000)
+    writing = Thread.new { store.write('doc.txt', reader) }
+    sleep 0.05 until Dir.children(root).size == 2 || !writing.alive?
+    writing.kill.join
+    expect(store.read('doc.txt')).to eq('old')
+    expect(Dir.children(root)).to eq(['doc.txt'])
+  ensure
+    [reader, writer].each { |io| io&.close }
+  end
+
   it 'leaves the old file whole when a write from an IO fails' do
     store.write('doc.txt', 'old')
     failing = Object.new
