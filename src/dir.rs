@@ -25,9 +25,6 @@ use crate::{content_type, path};
 use resolve::Opened;
 pub use write::AtomicWriter;
 
-/// The hidden file whose lock `Root::lock` holds across processes.
-pub const LOCK_FILE: &str = ".ruby_llm_file_store.lock";
-
 /// What a listing or a look-up tells of one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
@@ -226,7 +223,8 @@ impl Root {
             return Ok(None);
         }
         let mut hasher = Sha256::new();
-        std::io::copy(&mut file, &mut hasher).map_err(|e| Error::io(&entry.path, e))?;
+        std::io::copy(&mut crate::cancel::Reader::new(&mut file), &mut hasher)
+            .map_err(|e| crate::cancel::from_io(&entry.path, e))?;
         Ok(Some(hex::encode(hasher.finalize())))
     }
 
@@ -287,17 +285,30 @@ impl Root {
 
     /// Takes the store's exclusive lock, shared with every process that opens the
     /// same folder, waiting for it when another holds it.
+    ///
+    /// The lock is `flock` on the folder itself, opened afresh so that each lock
+    /// is its own open file: no file inside the folder takes part, so nothing
+    /// deleted, replaced or linked there can break it. The wait polls, checking
+    /// for cancellation between tries, so an interrupted caller stops waiting.
     pub fn lock(&self) -> Result<LockGuard> {
         let fd = rustix::fs::openat(
             &self.fd,
-            LOCK_FILE,
-            OFlags::RDWR | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::from_raw_mode(0o644),
+            ".",
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
         )
-        .map_err(|e| Error::io(LOCK_FILE, e))?;
-        rustix::fs::flock(&fd, FlockOperation::LockExclusive)
-            .map_err(|e| Error::io(LOCK_FILE, e))?;
-        Ok(LockGuard { _fd: fd })
+        .map_err(|e| Error::io(".", e))?;
+        let mut pause = std::time::Duration::from_millis(1);
+        loop {
+            match rustix::fs::flock(&fd, FlockOperation::NonBlockingLockExclusive) {
+                Ok(()) => return Ok(LockGuard { _fd: fd }),
+                Err(Errno::WOULDBLOCK | Errno::INTR) => {}
+                Err(e) => return Err(Error::io(".", e)),
+            }
+            crate::cancel::check()?;
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(std::time::Duration::from_millis(20));
+        }
     }
 }
 

@@ -26,6 +26,9 @@ pub enum Error {
     /// A code run could not be started or sandboxed.
     #[error("{0}")]
     Sandbox(String),
+    /// The work was interrupted (`Timeout.timeout`, `Thread#kill`, Ctrl-C) and stopped.
+    #[error("the operation was interrupted")]
+    Cancelled,
     /// The operating system refused or failed.
     #[error("{path}: {source}")]
     Io {

@@ -5,6 +5,7 @@
 //! assert_eq!(normalize("./reports//q3.pdf").unwrap(), "reports/q3.pdf");
 //! ```
 
+pub mod cancel;
 pub mod content_type;
 pub mod convert;
 pub mod dir;

@@ -222,3 +222,42 @@ fn the_lock_is_exclusive_across_openings_of_the_folder() {
     waiter.join().unwrap();
     assert!(taken.load(Ordering::SeqCst));
 }
+
+#[test]
+fn the_lock_is_the_folder_itself_and_leaves_no_file() {
+    let (tmp, root) = store();
+    let base = tmp.path().join("store");
+    let held = root.lock().unwrap();
+    assert_eq!(std::fs::read_dir(&base).unwrap().count(), 0);
+    // A planted link or file under the old lock file's name changes nothing.
+    std::os::unix::fs::symlink("/etc/passwd", base.join(".ruby_llm_file_store.lock")).unwrap();
+    let other = Root::open(&base).unwrap();
+    let taken = Arc::new(AtomicBool::new(false));
+    let flag = taken.clone();
+    let waiter = std::thread::spawn(move || {
+        let _guard = other.lock().unwrap();
+        flag.store(true, Ordering::SeqCst);
+    });
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(!taken.load(Ordering::SeqCst));
+    drop(held);
+    waiter.join().unwrap();
+    assert!(taken.load(Ordering::SeqCst));
+}
+
+#[test]
+fn a_lock_wait_stops_when_cancelled() {
+    let (tmp, root) = store();
+    let _held = root.lock().unwrap();
+    let other = Root::open(&tmp.path().join("store")).unwrap();
+    let cancel = Arc::new(AtomicBool::new(false));
+    let flag = cancel.clone();
+    let waiter = std::thread::spawn(move || {
+        crate::cancel::with_flag(Some(flag), || other.lock().map(|_| ()))
+    });
+    std::thread::sleep(Duration::from_millis(50));
+    let asked = std::time::Instant::now();
+    cancel.store(true, Ordering::SeqCst);
+    assert!(matches!(waiter.join().unwrap(), Err(Error::Cancelled)));
+    assert!(asked.elapsed() < Duration::from_millis(200));
+}

@@ -157,21 +157,11 @@ pub fn search(inputs: Vec<SearchInput>, opts: &SearchOptions) -> Result<SearchOu
         pending: BTreeMap::new(),
     });
     let shown = AtomicUsize::new(0);
+    let flag = crate::cancel::current();
     let work = || {
-        let matcher = matcher.clone();
-        let mut searchers = Searchers::new(opts.context);
-        loop {
-            let next = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
-            let Some((index, input)) = next else { break };
-            // Inputs before this one already show `shown` lines: no need to keep more.
-            let cap = opts
-                .max_matches
-                .saturating_sub(shown.load(Ordering::Relaxed));
-            let found = search_one(&mut searchers, &matcher, input.source, cap, opts.context);
-            let mut merge = merge.lock().unwrap_or_else(|e| e.into_inner());
-            merge.add(index, input.path, found);
-            shown.store(merge.out.shown, Ordering::Relaxed);
-        }
+        crate::cancel::with_flag(flag.clone(), || {
+            search_queue(&queue, &merge, &shown, &matcher, opts)
+        })
     };
     if threads == 1 {
         work();
@@ -182,7 +172,36 @@ pub fn search(inputs: Vec<SearchInput>, opts: &SearchOptions) -> Result<SearchOu
             }
         });
     }
+    crate::cancel::check()?;
     Ok(merge.into_inner().unwrap_or_else(|e| e.into_inner()).out)
+}
+
+/// One worker's share of a search: inputs from `queue` until it is empty or the
+/// search is cancelled.
+fn search_queue(
+    queue: &Mutex<std::iter::Enumerate<std::vec::IntoIter<SearchInput>>>,
+    merge: &Mutex<Merge<'_>>,
+    shown: &AtomicUsize,
+    matcher: &RegexMatcher,
+    opts: &SearchOptions,
+) {
+    let matcher = matcher.clone();
+    let mut searchers = Searchers::new(opts.context);
+    loop {
+        if crate::cancel::cancelled() {
+            break;
+        }
+        let next = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
+        let Some((index, input)) = next else { break };
+        // Inputs before this one already show `shown` lines: no need to keep more.
+        let cap = opts
+            .max_matches
+            .saturating_sub(shown.load(Ordering::Relaxed));
+        let found = search_one(&mut searchers, &matcher, input.source, cap, opts.context);
+        let mut merge = merge.lock().unwrap_or_else(|e| e.into_inner());
+        merge.add(index, input.path, found);
+        shown.store(merge.out.shown, Ordering::Relaxed);
+    }
 }
 
 /// A note for when not every matching line was shown, e.g. `[Showing 200 of 1834

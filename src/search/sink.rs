@@ -143,7 +143,10 @@ pub(super) fn search_one(
         Source::Bytes(bytes) if memchr::memchr(0, &bytes).is_some() => return None,
         Source::Bytes(bytes) => searcher.search_slice(matcher, &bytes, &mut sink),
         Source::File(open) => match open() {
-            Ok(file) => searcher.search_file(matcher, &file, &mut sink),
+            // Read through a cancellable reader, so a large file's search stops when asked.
+            Ok(file) => {
+                searcher.search_reader(matcher, crate::cancel::Reader::new(&file), &mut sink)
+            }
             Err(_) => return None,
         },
     };

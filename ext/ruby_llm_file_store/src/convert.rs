@@ -6,7 +6,7 @@ use magnus::{function, Error, RModule, RString, Ruby};
 
 use file_store_core::convert::{self, Converted};
 
-use crate::nogvl::nogvl;
+use crate::nogvl::nogvl_abandonable;
 use crate::writer::owned_bytes;
 
 /// Text, or the reason there is none.
@@ -25,7 +25,7 @@ fn run(
     convert: fn(&[u8]) -> Converted,
 ) -> Result<ConvertTuple, Error> {
     let bytes = owned_bytes(bytes);
-    let converted = nogvl(ruby, move || convert(&bytes))?;
+    let converted = nogvl_abandonable(ruby, move || convert(&bytes))?;
     Ok(match converted {
         Ok(text) => (Some(text), None),
         Err(refusal) => (None, Some(refusal.to_string())),

@@ -10,11 +10,14 @@ use magnus::{function, method, prelude::*, Error, RArray, RModule, RString, Ruby
 
 use file_store_core::dir::{Entry, Root};
 use file_store_core::search::{SearchInput, Source};
-use file_store_core::Error as CoreError;
+use file_store_core::{cancel, Error as CoreError};
+
+/// How much a read fills between checks for an interrupt.
+const READ_CHUNK: usize = 4 * 1024 * 1024;
 
 use crate::errors;
 use crate::lock::Lock;
-use crate::nogvl::nogvl;
+use crate::nogvl::{nogvl, nogvl_retrying};
 use crate::paths::StorePath;
 use crate::text;
 use crate::writer::Writer;
@@ -44,11 +47,13 @@ pub struct Directory {
 }
 
 /// Runs `work` on the root off the GVL and maps its error.
+/// Runs `work` on the root off the GVL and maps its error. Work that an interrupt
+/// stopped without raising (a signal trap that returns) runs again.
 fn off_gvl<T: Send>(
     ruby: &Ruby,
-    work: impl FnOnce() -> file_store_core::Result<T> + Send,
+    work: impl Fn() -> file_store_core::Result<T> + Sync,
 ) -> Result<T, Error> {
-    nogvl(ruby, work)?.map_err(|e| errors::map(ruby, e))
+    nogvl_retrying(ruby, work)?.map_err(|e| errors::map(ruby, e))
 }
 
 impl Directory {
@@ -85,29 +90,32 @@ impl Directory {
         // SAFETY: the string has room for `size` bytes and stays on this stack, so
         // the GC neither frees nor moves its buffer while the read fills it.
         let buffer = unsafe { rb_sys::RSTRING_PTR(string.as_raw()) } as usize;
-        let mut reader = &file;
-        let filled = off_gvl(ruby, || {
+        let filled = nogvl(ruby, || {
             let target = unsafe { std::slice::from_raw_parts_mut(buffer as *mut u8, size) };
+            let mut reader = cancel::Reader::new(&file);
             let mut filled = 0;
             while filled < size {
-                match reader.read(&mut target[filled..]) {
+                let end = (filled + READ_CHUNK).min(size);
+                match reader.read(&mut target[filled..end]) {
                     Ok(0) => break,
                     Ok(n) => filled += n,
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(e) => return Err(CoreError::io(&path, e)),
+                    Err(e) => return Err(cancel::from_io(&path, e)),
                 }
             }
             Ok(filled)
-        })?;
+        })?
+        .map_err(|e| errors::map(ruby, e))?;
         unsafe { rb_sys::rb_str_set_len(string.as_raw(), filled as _) };
         // A file that grew since it was measured is read to its end.
-        let rest = off_gvl(ruby, || {
+        let rest = nogvl(ruby, || {
             let mut rest = Vec::new();
-            reader
+            cancel::Reader::new(&file)
                 .read_to_end(&mut rest)
-                .map_err(|e| CoreError::io(&path, e))?;
+                .map_err(|e| cancel::from_io(&path, e))?;
             Ok(rest)
-        })?;
+        })?
+        .map_err(|e| errors::map(ruby, e))?;
         if !rest.is_empty() {
             string.cat(&rest);
         }
@@ -189,8 +197,8 @@ impl Directory {
         off_gvl(ruby, || {
             let file = rb_self.root.open_file(&path)?;
             let size = file.metadata().map_err(|e| CoreError::io(&path, e))?.len();
-            text::lines_of(file, size, offset, limit, max_chars)
-                .map_err(|e| CoreError::io(&path, e))
+            text::lines_of(cancel::Reader::new(file), size, offset, limit, max_chars)
+                .map_err(|e| cancel::from_io(&path, e))
         })
     }
 
@@ -205,7 +213,8 @@ impl Directory {
 
         off_gvl(ruby, || {
             let file = rb_self.root.open_file(&path)?;
-            text::chars_of(file, offset, limit).map_err(|e| CoreError::io(&path, e))
+            text::chars_of(cancel::Reader::new(file), offset, limit)
+                .map_err(|e| cancel::from_io(&path, e))
         })
     }
 

@@ -39,6 +39,8 @@ pub fn map(ruby: &Ruby, error: CoreError) -> magnus::Error {
         CoreError::SymbolicLink(_) => ruby.get_inner(&UNSAFE_PATH),
         CoreError::Io { .. } => ruby.get_inner(&DISK_ERROR),
         CoreError::Sandbox(_) => ruby.get_inner(&SANDBOX_ERROR),
+        // Reached only when an interrupt stopped the work without raising in Ruby.
+        CoreError::Cancelled => ruby.get_inner(&STORE_ERROR),
     };
     magnus::Error::new(class, message)
 }

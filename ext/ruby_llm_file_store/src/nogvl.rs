@@ -1,41 +1,138 @@
-//! Runs Rust work without Ruby's global VM lock, so other Ruby threads go on.
+//! Runs Rust work without Ruby's global VM lock, so other Ruby threads go on, and
+//! so Ruby can interrupt it: `Timeout.timeout`, `Thread#kill` and Ctrl-C take
+//! effect while the work runs, not after it.
+//!
+//! Ruby interrupts a thread that is outside the GVL by calling its unblocking
+//! function. Ours sets the work's cancellation flag (`file_store_core::cancel`),
+//! which the core checks in its long loops (searching, streaming reads, hashing,
+//! waiting for a lock). When the work returns, the pending interrupt is raised
+//! here as a Ruby exception, after every Rust value of the work has been dropped:
+//! a lock taken is released, a temporary file removed.
 
 use std::ffi::c_void;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::ptr::null_mut;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
 
 use magnus::{Error, Ruby};
 
+use file_store_core::cancel;
+
 use crate::errors;
+
+type Slot<F, T> = (Option<F>, Option<std::thread::Result<T>>, Arc<AtomicBool>);
 
 /// Runs `work` with the GVL released and returns its value. `F` and `T` are `Send`,
 /// so no Ruby value can be captured or returned. A panic becomes a Ruby exception
 /// instead of crossing into Ruby, where magnus would turn it into `fatal`.
+///
+/// When Ruby interrupts the thread, the work's cancellation flag is set; once the
+/// work returns, the interrupt (Timeout's error, a kill, `Interrupt`) is raised
+/// and the work's value dropped.
 pub fn nogvl<F, T>(ruby: &Ruby, work: F) -> Result<T, Error>
 where
     F: FnOnce() -> T + Send,
     T: Send,
 {
-    let mut slot: (Option<F>, Option<std::thread::Result<T>>) = (Some(work), None);
+    let flag = Arc::new(AtomicBool::new(false));
+    let mut slot: Slot<F, T> = (Some(work), None, flag.clone());
     unsafe extern "C" fn call<F: FnOnce() -> T, T>(data: *mut c_void) -> *mut c_void {
-        let slot = &mut *(data as *mut (Option<F>, Option<std::thread::Result<T>>));
+        let slot = &mut *(data as *mut Slot<F, T>);
         if let Some(work) = slot.0.take() {
-            slot.1 = Some(catch_unwind(AssertUnwindSafe(work)));
+            let flag = slot.2.clone();
+            slot.1 = Some(catch_unwind(AssertUnwindSafe(|| {
+                cancel::with_flag(Some(flag), work)
+            })));
         }
         null_mut()
     }
-    unsafe {
-        rb_sys::rb_thread_call_without_gvl(
-            Some(call::<F, T>),
-            &mut slot as *mut _ as *mut c_void,
-            None,
-            null_mut(),
-        );
+    unsafe extern "C" fn unblock(data: *mut c_void) {
+        // Called by Ruby on another thread, holding the GVL: only sets the flag.
+        (*(data as *const AtomicBool)).store(true, Ordering::SeqCst);
     }
-    match slot.1 {
-        Some(Ok(value)) => Ok(value),
-        Some(Err(panic)) => Err(errors::internal(ruby, panic_message(&panic))),
-        None => Err(errors::internal(ruby, "the work did not run".to_string())),
+    loop {
+        // The `2` variant neither runs the work when an interrupt is already
+        // pending nor raises one on return, so no Ruby exception unwinds
+        // through this frame: interrupts are raised below, through magnus.
+        unsafe {
+            rb_sys::rb_thread_call_without_gvl2(
+                Some(call::<F, T>),
+                &mut slot as *mut _ as *mut c_void,
+                Some(unblock),
+                Arc::as_ptr(&flag) as *mut c_void,
+            );
+        }
+        if slot.1.is_none() || flag.load(Ordering::SeqCst) {
+            ruby.thread_check_ints()?;
+        }
+        match slot.1.take() {
+            Some(Ok(value)) => return Ok(value),
+            Some(Err(panic)) => return Err(errors::internal(ruby, panic_message(&panic))),
+            // Interrupted before it started by something that raised nothing: a
+            // signal whose trap returns, or an interrupt deferred by
+            // Thread.handle_interrupt, which would keep refusing to start it.
+            // Run it here, holding the GVL.
+            None => {
+                flag.store(false, Ordering::SeqCst);
+                unsafe { call::<F, T>(&mut slot as *mut _ as *mut c_void) };
+            }
+        }
+    }
+}
+
+/// Like `nogvl`, for work that may retry: core work stopped by an interrupt that
+/// raised nothing in Ruby (a signal whose trap returns) runs again, so the caller
+/// never sees `Cancelled` for an interrupt that was not meant to stop it.
+pub fn nogvl_retrying<F, T>(ruby: &Ruby, work: F) -> Result<file_store_core::Result<T>, Error>
+where
+    F: Fn() -> file_store_core::Result<T> + Sync,
+    T: Send,
+{
+    loop {
+        match nogvl(ruby, &work)? {
+            Err(file_store_core::Error::Cancelled) => continue,
+            done => return Ok(done),
+        }
+    }
+}
+
+/// Like `nogvl`, for pure computations that cannot check for cancellation (a
+/// document parser): the work runs on a thread of its own, and an interrupt
+/// stops the wait for it at once. The abandoned work finishes in the background
+/// and its value is dropped; it must have no effect but its value.
+pub fn nogvl_abandonable<F, T>(ruby: &Ruby, work: F) -> Result<T, Error>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    let outcome = nogvl(ruby, move || {
+        let (sender, receiver) = mpsc::channel();
+        let flag = cancel::current();
+        let job = move || {
+            let value = catch_unwind(AssertUnwindSafe(|| cancel::with_flag(flag, work)));
+            let _ = sender.send(value);
+        };
+        if let Err(e) = std::thread::Builder::new()
+            .name("file_store_work".into())
+            .spawn(job)
+        {
+            return Err(format!("could not start a thread: {e}"));
+        }
+        loop {
+            match receiver.recv_timeout(Duration::from_millis(10)) {
+                Ok(Ok(value)) => return Ok(Some(value)),
+                Ok(Err(panic)) => resume_unwind(panic),
+                Err(mpsc::RecvTimeoutError::Timeout) if !cancel::cancelled() => {}
+                Err(_) => return Ok(None),
+            }
+        }
+    })?;
+    match outcome {
+        Ok(Some(value)) => Ok(value),
+        Ok(None) => Err(errors::map(ruby, file_store_core::Error::Cancelled)),
+        Err(message) => Err(errors::internal(ruby, message)),
     }
 }
 

@@ -85,14 +85,14 @@ fn read_lines(
     let bytes = owned_bytes(bytes);
     nogvl(ruby, || {
         lines_of(
-            bytes.as_slice(),
+            file_store_core::cancel::Reader::new(bytes.as_slice()),
             bytes.len() as u64,
             offset,
             limit,
             max_chars,
         )
     })?
-    .map_err(|e| errors::map(ruby, file_store_core::Error::io("text", e)))
+    .map_err(|e| errors::map(ruby, file_store_core::cancel::from_io("text", e)))
 }
 
 fn read_chars(
@@ -102,8 +102,14 @@ fn read_chars(
     limit: usize,
 ) -> Result<CharsTuple, Error> {
     let bytes = owned_bytes(bytes);
-    nogvl(ruby, || chars_of(bytes.as_slice(), offset, limit))?
-        .map_err(|e| errors::map(ruby, file_store_core::Error::io("text", e)))
+    nogvl(ruby, || {
+        chars_of(
+            file_store_core::cancel::Reader::new(bytes.as_slice()),
+            offset,
+            limit,
+        )
+    })?
+    .map_err(|e| errors::map(ruby, file_store_core::cancel::from_io("text", e)))
 }
 
 fn binary(bytes: RString) -> bool {

@@ -59,8 +59,10 @@ module RubyLLM
         entry && stored(entry)
       end
 
-      # Locks within this process and, through a hidden lock file in the folder,
-      # across every process that shares the folder.
+      # Locks within this process and, through +flock+ on the folder itself, across
+      # every process that shares the folder. No file in the folder takes part, so
+      # nothing deleted or replaced there breaks it. Timeout.timeout and Thread#kill
+      # stop a wait for it.
       def with_lock
         super do
           lock = @native.lock if @lock_depth.zero?
@@ -112,15 +114,20 @@ module RubyLLM
         raise
       end
 
+      # Writes what each read returns: an IO-like object may hand back its chunk
+      # without filling the buffer it was given. The temporary file is removed
+      # unless the write commits, whatever ends it (an error, Thread#kill).
       def write_stream(path, io)
         writer = @native.writer(path)
+        committed = nil
         begin
           buffer = String.new(capacity: CHUNK, encoding: Encoding::BINARY)
-          writer.write(buffer) while io.read(CHUNK, buffer)
-          writer.commit
-        rescue Exception # rubocop:disable Lint/RescueException
-          writer.abort
-          raise
+          while (chunk = io.read(CHUNK, buffer))
+            writer.write(chunk)
+          end
+          committed = writer.commit
+        ensure
+          writer.abort unless committed
         end
       end
 

@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require 'timeout'
+
 RSpec.describe RubyLLM::FileStore::Directory, :native do
   include TmpDirHelper
 
@@ -93,6 +95,27 @@ RSpec.describe RubyLLM::FileStore::Directory, :native do
     expect(Dir.children(root)).to eq(['big.txt'])
   end
 
+  it 'writes what an IO returns when it does not fill the buffer it is given' do
+    chunks = ['a' * 1_200_000, 'b' * 1_200_000]
+    io = Object.new
+    io.define_singleton_method(:read) { |_length = nil, _buffer = nil| chunks.shift }
+    expect(store.write('doc.txt', io).byte_size).to eq(2_400_000)
+    expect(store.read('doc.txt')).to eq(('a' * 1_200_000) + ('b' * 1_200_000))
+  end
+
+  it 'removes the temporary file of a streamed write whose thread is killed' do
+    store.write('doc.txt', 'old')
+    reader, writer = IO.pipe
+    writer.write('x' * 10_000)
+    writing = Thread.new { store.write('doc.txt', reader) }
+    sleep 0.05 until Dir.children(root).size == 2 || !writing.alive?
+    writing.kill.join
+    expect(store.read('doc.txt')).to eq('old')
+    expect(Dir.children(root)).to eq(['doc.txt'])
+  ensure
+    [reader, writer].each { |io| io&.close }
+  end
+
   it 'leaves the old file whole when a write from an IO fails' do
     store.write('doc.txt', 'old')
     failing = Object.new
@@ -125,6 +148,27 @@ RSpec.describe RubyLLM::FileStore::Directory, :native do
     statuses = pids.map { |pid| Process.wait2(pid).last }
     expect(statuses).to all(be_success)
     expect(store.read('counter.txt')).to eq('100')
+  end
+
+  it 'locks on the folder itself: nothing deleted, replaced or planted in it lets a second holder in' do
+    reader, writer = IO.pipe
+    holder = fork do
+      described_class.new(root).with_lock do
+        writer.puts('held')
+        sleep 30
+      end
+    end
+    reader.gets
+    FileUtils.rm_rf(Dir.glob(File.join(root, '{*,.[!.]*}')))
+    File.symlink('/dev/null', File.join(root, '.ruby_llm_file_store.lock'))
+    other = described_class.new(root)
+    expect { Timeout.timeout(0.3) { other.with_lock { nil } } }.to raise_error(Timeout::Error)
+    threaded = Thread.new { described_class.new(root).with_lock { :entered } }
+    expect(threaded.join(0.3)).to be_nil
+    Process.kill(:KILL, holder)
+    Process.wait(holder)
+    expect(threaded.value).to eq(:entered)
+    expect(Dir.children(root)).to eq(['.ruby_llm_file_store.lock'])
   end
 
   it 'computes a listed file digest when asked' do

@@ -1,0 +1,93 @@
+# frozen_string_literal: true
+
+require 'timeout'
+
+# Every native call that can wait or run long gives way to Timeout.timeout and
+# Thread#kill at once, as a Puma or Sidekiq request timeout needs.
+RSpec.describe 'Interrupting native calls', :large, :native do
+  include TmpDirHelper
+
+  let(:root) { File.join(tmp_dir, 'store') }
+  let(:store) { RubyLLM::FileStore::Directory.new(root) }
+
+  def elapsed
+    started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    yield
+    Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
+  end
+
+  def timed_out_after(seconds, &)
+    elapsed do
+      Timeout.timeout(seconds, &)
+      raise 'the block finished before the timeout'
+    rescue Timeout::Error
+      nil
+    end
+  end
+
+  # A child process holds the store's lock until it is killed.
+  def hold_lock_in_child
+    reader, writer = IO.pipe
+    pid = fork do
+      RubyLLM::FileStore::Directory.new(root).with_lock do
+        writer.puts('held')
+        sleep 30
+      end
+    end
+    reader.gets
+    pid
+  end
+
+  def release(pid)
+    Process.kill(:KILL, pid)
+    Process.wait(pid)
+  end
+
+  it 'stops waiting for a lock another process holds when the timeout ends' do
+    pid = hold_lock_in_child
+    waited = timed_out_after(0.5) { store.with_lock { nil } }
+    expect(waited).to be < 1.0
+    release(pid)
+    expect(store.with_lock { :entered }).to eq(:entered)
+  end
+
+  it 'ends a thread killed while it waits for the lock, and the lock stays usable' do
+    pid = hold_lock_in_child
+    waiter = Thread.new { store.with_lock { nil } }
+    sleep 0.2
+    expect(elapsed { waiter.kill.join }).to be < 0.5
+    release(pid)
+    expect(Timeout.timeout(5) { store.with_lock { :entered } }).to eq(:entered)
+  end
+
+  context 'with 2 GB of text to search (one 50 MB file, linked 40 times)' do
+    let(:pattern) { '\p{L}{2,}\s\p{L}*[xyz]\p{L}*\s\d' }
+
+    before do
+      line = "the quick brown fox jumps over the lazy dog 0123456789 ÄÖÜ éèê\n"
+      File.binwrite(File.join(store.local_root, 'big0.txt'), line * (50_000_000 / line.bytesize))
+      1.upto(39) { |i| File.link(File.join(root, 'big0.txt'), File.join(root, "big#{i}.txt")) }
+    end
+
+    def search
+      store.search_tree(nil, pattern, literal: false, ignore_case: true, context: 0, max_matches: 10)
+    end
+
+    it 'stops a search when the timeout ends' do
+      whole = elapsed { search }
+      expect(timed_out_after(0.2) { search }).to be < [0.6, whole / 2].min
+    end
+
+    it 'stops a search through the listed files when the timeout ends' do
+      entries = store.list.map { |file| [file.path, nil] }
+      expect(timed_out_after(0.2) do
+        store.search(entries, pattern, literal: false, ignore_case: true, context: 0, max_matches: 10)
+      end).to be < 0.6
+    end
+  end
+
+  it 'stops waiting for an 85 MB HTML conversion when the timeout ends' do
+    html = "<html><body>#{'<p>hello <b>world</b> and more</p>' * 2_500_000}</body></html>"
+    expect(timed_out_after(0.5) { RubyLLM::FileStore::Native.convert_html(html) }).to be < 1.0
+  end
+end
