@@ -261,3 +261,15 @@ fn a_lock_wait_stops_when_cancelled() {
     assert!(matches!(waiter.join().unwrap(), Err(Error::Cancelled)));
     assert!(asked.elapsed() < Duration::from_millis(200));
 }
+
+#[test]
+fn a_replaced_file_keeps_its_permissions_but_not_setuid_or_setgid() {
+    use std::os::unix::fs::PermissionsExt;
+    let (tmp, root) = store();
+    let file = tmp.path().join("store/tool.sh");
+    root.write("tool.sh", b"old").unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o6750)).unwrap();
+    root.write("tool.sh", b"new").unwrap();
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o7777;
+    assert_eq!(mode, 0o750);
+}

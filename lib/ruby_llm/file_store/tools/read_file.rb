@@ -9,6 +9,9 @@ module RubyLLM
         DEFAULT_LINES = 2000
         DEFAULT_CHARACTERS = 20_000
         MAX_LINE_CHARACTERS = 2000
+        # The most characters one read shows, leaving room for the trailer under
+        # the ceiling of every tool result.
+        MAX_CHARACTERS = Native::MAX_RESULT_CHARS - 1000
         UNITS = %w[lines characters].freeze
 
         def self.description
@@ -77,7 +80,7 @@ module RubyLLM
 
         def characters(file, text, offset, limit)
           offset = integer(offset, 'offset', minimum: 0) || 0
-          limit = integer(limit, 'limit', minimum: 1) || DEFAULT_CHARACTERS
+          limit = [integer(limit, 'limit', minimum: 1) || DEFAULT_CHARACTERS, MAX_CHARACTERS].min
           body, from, count, total = if text
                                        Native.read_chars(text.b, offset, limit)
                                      else
