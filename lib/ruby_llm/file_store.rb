@@ -48,7 +48,8 @@ module RubyLLM
     #   RubyLLM::FileStore.path("./reports//q3.pdf") # => "reports/q3.pdf"
     #
     # Raises ArgumentError for an empty path, one with <tt>.</tt> or <tt>..</tt>
-    # parts, or one with control characters.
+    # parts, or one with control characters; PathTooLongError (an ArgumentError) for
+    # one over 4,096 bytes or with a part over 255.
     def self.path(name)
       Native.path(name.to_s) || raise(ArgumentError, "#{name.inspect} is not a path inside the chat's files")
     end
@@ -136,9 +137,12 @@ module RubyLLM
       list.each(&)
     end
 
-    # Returns whether there is a file at +path+.
+    # Returns whether there is a file at +path+; false for a path too long for any
+    # file system to hold.
     def exist?(path)
       !self[path].nil?
+    rescue PathTooLongError
+      false
     end
 
     # Returns the text of the file at +path+: its content when it is text, or what a

@@ -16,12 +16,18 @@ pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
 }
 
 /// The store path for `name`, or nil when it is not one; Ruby raises with the name's
-/// own `inspect`.
-fn normalize(name: RString) -> Option<String> {
+/// own `inspect`. A name too long for any file system raises here, saying so.
+fn normalize(ruby: &Ruby, name: RString) -> Result<Option<String>, Error> {
     // SAFETY: the bytes are copied before any Ruby code can run.
     let bytes = unsafe { name.as_slice() }.to_vec();
-    let text = String::from_utf8(bytes).ok()?;
-    path::normalize(&text).ok()
+    let Ok(text) = String::from_utf8(bytes) else {
+        return Ok(None);
+    };
+    match path::normalize(&text) {
+        Ok(normal) => Ok(Some(normal)),
+        Err(e @ file_store_core::Error::PathTooLong(_)) => Err(crate::errors::map(ruby, e)),
+        Err(_) => Ok(None),
+    }
 }
 
 /// The content type of a file called `name` whose content starts with `head`.
