@@ -27,7 +27,7 @@ RSpec.describe 'Bad input', :native do
   it 'refuses up front, in short, a path longer than file systems take; exist? answers false' do
     too_long = ["#{'x' * 300}.txt", (['d' * 200] * 21).join('/')]
     too_long.each do |long|
-      message = /\A"[xd/]{100}"… \(\d+ bytes\) is too long for a path: at most 4096 bytes, and 255 for each part\z/
+      message = %r{\A"[xd/]{100}"… \(\d+ bytes\) is too long for a path: at most 4096 bytes, and 255 for each part\z}
       expect { RubyLLM::FileStore.path(long) }.to raise_error(RubyLLM::FileStore::PathTooLongError, message)
       [-> { store.write(long, 'x') }, -> { store.read(long) }, -> { store[long] }, -> { store.find(long) },
        -> { store.delete(long) }, -> { store.list(long) }].each do |call|
