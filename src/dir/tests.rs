@@ -273,3 +273,26 @@ fn a_replaced_file_keeps_its_permissions_but_not_setuid_or_setgid() {
     let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o7777;
     assert_eq!(mode, 0o750);
 }
+
+#[test]
+fn sweeps_the_leftovers_of_dead_writers_only() {
+    let (tmp, root) = store();
+    let base = tmp.path().join("store");
+    root.write("a/doc.txt", b"whole").unwrap();
+    // PID 0x7ffffff0 is above any pid_max, so no process has it.
+    let dead = base.join("a/.doc.txt.2147483632-1f-0.tmp");
+    let live = base.join(format!("a/.doc.txt.{}-1f-1.tmp", std::process::id()));
+    std::fs::write(&dead, b"part").unwrap();
+    std::fs::write(&live, b"part").unwrap();
+    std::fs::write(base.join("a/.keep.tmp"), b"mine").unwrap();
+    assert_eq!(
+        root.sweep_leftovers(Duration::from_secs(3600)),
+        0,
+        "too recent"
+    );
+    assert_eq!(root.sweep_leftovers(Duration::ZERO), 1);
+    assert!(!dead.exists());
+    assert!(live.exists());
+    assert!(base.join("a/.keep.tmp").exists());
+    assert_eq!(root.read("a/doc.txt").unwrap(), b"whole");
+}

@@ -273,6 +273,12 @@ impl Directory {
         found.map_err(|e| errors::map(ruby, e))
     }
 
+    /// Removes crashed writes' temporary files unchanged for `grace` seconds.
+    fn sweep_leftovers(ruby: &Ruby, rb_self: &Self, grace: f64) -> Result<usize, Error> {
+        let grace = std::time::Duration::from_secs_f64(grace.max(0.0));
+        nogvl(ruby, || rb_self.root.sweep_leftovers(grace))
+    }
+
     fn lock(ruby: &Ruby, rb_self: &Self) -> Result<Lock, Error> {
         Ok(Lock::new(off_gvl(ruby, || rb_self.root.lock())?))
     }
@@ -320,6 +326,7 @@ pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
     class.define_method("writer", method!(Directory::writer, 1))?;
     class.define_method("delete", method!(Directory::delete, 1))?;
     class.define_method("lock", method!(Directory::lock, 0))?;
+    class.define_method("sweep_leftovers", method!(Directory::sweep_leftovers, 1))?;
     class.define_method("head", method!(Directory::head, 2))?;
     class.define_method("read_lines", method!(Directory::read_lines, 4))?;
     class.define_method("read_chars", method!(Directory::read_chars, 3))?;
