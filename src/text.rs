@@ -516,7 +516,9 @@ pub fn read_chars<R: BufRead>(mut reader: R, offset: usize, limit: usize) -> io:
 }
 
 mod ceiling;
+mod hashing;
 pub use ceiling::{cap_result, MAX_RESULT_CHARS, TRAILER_ROOM};
+pub use hashing::Hashing;
 
 #[cfg(test)]
 mod tests;

@@ -189,15 +189,20 @@ module RubyLLM
       @text_cache[file] = text
     end
 
-    # Lines of the file at +path+ as read_file shows them. Stores that can stream a
-    # file override it, so a read of a few lines does not load the whole file.
+    # Lines of the file at +path+ as read_file shows them, and last the version of
+    # the file they came from (see Reads), or nil when unknown. Stores that can
+    # stream a file override it, so a read of a few lines does not load the whole
+    # file.
     def read_lines(path, offset, limit, max_chars) # :nodoc:
-      Native.read_lines(read(path), offset, limit, max_chars)
+      bytes = read(path)
+      Native.read_lines(bytes, offset, limit, max_chars) + [Reads.version_of_bytes(bytes)]
     end
 
-    # Characters of the file at +path+, streamed where the store can.
+    # Characters of the file at +path+, streamed where the store can, and last the
+    # version they came from.
     def read_chars(path, offset, limit) # :nodoc:
-      Native.read_chars(read(path), offset, limit)
+      bytes = read(path)
+      Native.read_chars(bytes, offset, limit) + [Reads.version_of_bytes(bytes)]
     end
 
     # The first +bytes+ bytes of the file at +path+.

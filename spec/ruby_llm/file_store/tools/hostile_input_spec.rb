@@ -67,3 +67,35 @@ RSpec.describe 'The tools under hostile input' do
     end
   end
 end
+
+RSpec.describe 'What read_file records as read', :native do
+  include TmpDirHelper
+
+  let(:store) { RubyLLM.file_store.directory(File.join(tmp_dir, 'store')) }
+  let(:path) { File.join(store.local_root, 'a.txt') }
+
+  # Another writer replaces the file right after the read streamed it: same size,
+  # same time of change, as coarse timestamps or `cp -p` give.
+  def rewrite_after_each_read(method)
+    file = path
+    store.define_singleton_method(method) do |*arguments|
+      super(*arguments).tap do
+        time = File.mtime(file)
+        File.write(file, 'BBBB')
+        File.utime(time, time, file)
+      end
+    end
+  end
+
+  %i[read_lines read_chars].each do |method|
+    it "is the content #{method} streamed, so a same-size rewrite with the same time is not taken for it" do
+      store.write('a.txt', 'AAAA')
+      rewrite_after_each_read(method)
+      unit = method == :read_lines ? 'lines' : 'characters'
+      expect(RubyLLM::FileStore::Tools::ReadFile.new(store).call(path: 'a.txt', unit:)).to match(/\A(     1\t)?AAAA\z/)
+      expect(RubyLLM::FileStore::Tools::WriteFile.new(store).call(path: 'a.txt', content: 'mine'))
+        .to eq('Error: a.txt changed since it was read. Read it again with read_file before changing it.')
+      expect(File.read(path)).to eq('BBBB')
+    end
+  end
+end
