@@ -6,6 +6,7 @@
 //! kernel rather than followed. Writes go to a hidden temporary file beside the
 //! target, are synced, then renamed over it: a reader sees the old file or the new.
 
+mod leftovers;
 mod resolve;
 mod walk;
 mod write;
@@ -65,7 +66,18 @@ impl Root {
             Mode::empty(),
         )
         .map_err(|e| Error::io(&shown, e))?;
+        if let Ok(copy) = rustix::io::fcntl_dupfd_cloexec(&fd, 0) {
+            leftovers::sweep_once_in_background(copy);
+        }
         Ok(Root { fd })
+    }
+
+    /// Removes the temporary files crashed writes left in the folder, whose writer
+    /// is gone and which have not changed for `grace`; returns how many. Opening
+    /// a store does this once per process, with a grace of 15 minutes, on a
+    /// thread of its own.
+    pub fn sweep_leftovers(&self, grace: std::time::Duration) -> usize {
+        leftovers::sweep(self.fd.as_fd(), grace)
     }
 
     /// Another handle on the same folder, for work on other threads.

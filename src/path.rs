@@ -9,6 +9,13 @@ use crate::error::{Error, Result};
 /// Refuses an empty name, `.` or `..` parts after the leading ones, and control
 /// characters (U+0000 to U+001F), which no file name a person types contains.
 pub fn normalize(name: &str) -> Result<String> {
+    if name.len() > MAX_PATH_BYTES
+        || name
+            .split(['/', '\\'])
+            .any(|part| part.len() > MAX_PART_BYTES)
+    {
+        return Err(Error::PathTooLong(brief(name)));
+    }
     let unified = name.replace('\\', "/");
     let mut parts: Vec<&str> = unified.split('/').filter(|p| !p.is_empty()).collect();
     let leading_dots = parts.iter().take_while(|p| **p == ".").count();
@@ -20,6 +27,19 @@ pub fn normalize(name: &str) -> Result<String> {
         return Err(Error::InvalidPath(name.to_string()));
     }
     Ok(parts.join("/"))
+}
+
+/// The longest path a store takes, in bytes: Linux's `PATH_MAX`.
+pub const MAX_PATH_BYTES: usize = 4096;
+/// The longest part of a path, in bytes: `NAME_MAX` of common file systems.
+pub const MAX_PART_BYTES: usize = 255;
+
+/// `name` quoted for a message, cut after 100 characters with its length said.
+pub fn brief(name: &str) -> String {
+    match name.char_indices().nth(100) {
+        None => format!("{name:?}"),
+        Some((cut, _)) => format!("{:?}… ({} bytes)", &name[..cut], name.len()),
+    }
 }
 
 /// Whether `path` is `prefix` itself or lies inside the folder `prefix`.
@@ -114,6 +134,22 @@ mod tests {
             assert!(err
                 .to_string()
                 .ends_with("is not a path inside the chat's files"));
+        }
+    }
+
+    #[test]
+    fn refuses_paths_longer_than_file_systems_take() {
+        let part = "a".repeat(255);
+        let deep = vec![part.as_str(); 16].join("/");
+        assert_eq!(normalize(&deep).unwrap().len(), 4095);
+        for long in [
+            "a".repeat(256),
+            format!("{deep}/b"),
+            format!("x/{}", "é".repeat(128)),
+        ] {
+            let err = normalize(&long).unwrap_err();
+            assert!(matches!(err, Error::PathTooLong(_)), "{}", long.len());
+            assert!(err.to_string().len() < 300);
         }
     }
 

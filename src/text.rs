@@ -293,9 +293,11 @@ pub fn read_lines_counted<R: BufRead>(
     max_line_chars: usize,
     count_budget: u64,
 ) -> io::Result<LineSlice> {
-    let mut slice = read_lines(&mut reader, offset, limit, max_line_chars)?;
+    let (mut slice, held_back) = lines_within_ceiling(&mut reader, offset, limit, max_line_chars)?;
     if slice.total.is_none() && count_budget > 0 {
-        slice.total = count_rest(&mut reader, count_budget)?.map(|rest| slice.last + rest);
+        // A line read but held back by the ceiling is one more of the file's.
+        let read = slice.last + usize::from(held_back);
+        slice.total = count_rest(&mut reader, count_budget)?.map(|rest| read + rest);
     }
     Ok(slice)
 }
@@ -306,12 +308,24 @@ pub fn read_lines_counted<R: BufRead>(
 /// Streams in constant memory: lines before `offset` are skipped by scanning for
 /// newlines without allocating, and nothing past the last shown line is read except a
 /// peek to see whether the file goes on.
+/// At most [`MAX_RESULT_CHARS`] characters are shown: the slice ends before the
+/// line that would pass them.
 pub fn read_lines<R: BufRead>(
-    mut reader: R,
+    reader: R,
     offset: usize,
     limit: usize,
     max_line_chars: usize,
 ) -> io::Result<LineSlice> {
+    lines_within_ceiling(reader, offset, limit, max_line_chars).map(|(slice, _)| slice)
+}
+
+/// `read_lines`, and whether a line was read but held back by the ceiling.
+fn lines_within_ceiling<R: BufRead>(
+    mut reader: R,
+    offset: usize,
+    limit: usize,
+    max_line_chars: usize,
+) -> io::Result<(LineSlice, bool)> {
     let first = offset.max(1);
     let skipped = skip_lines(&mut reader, first - 1)?;
     let mut slice = LineSlice {
@@ -323,30 +337,43 @@ pub fn read_lines<R: BufRead>(
     };
     if skipped < first - 1 {
         slice.total = Some(skipped);
-        return Ok(slice);
+        return Ok((slice, false));
     }
     let mut acc = LineAcc {
         text: String::new(),
         chars: 0,
         max: max_line_chars,
     };
+    // Lines stop before the result would pass the ceiling: the trailer then says
+    // where to read on, and a huge `limit` never builds a huge string.
+    let mut shown_chars = 0;
+    let mut over_ceiling = false;
     while slice.last + 1 - first < limit {
         acc.text.clear();
         acc.chars = 0;
         if !read_line(&mut reader, &mut acc)? {
             break;
         }
-        slice.last += 1;
         if acc.chars > max_line_chars {
             acc.text.push_str(&truncation_marker(acc.chars));
+        }
+        // The number, its tab and the newline take 8 characters up to line 999,999.
+        let line_chars = acc.text.chars().count() + 8 + (slice.last + 1).ilog10() as usize / 6;
+        if slice.last >= first && shown_chars + line_chars > MAX_RESULT_CHARS - TRAILER_ROOM {
+            over_ceiling = true;
+            break;
+        }
+        shown_chars += line_chars;
+        slice.last += 1;
+        if acc.chars > max_line_chars {
             slice.truncated_lines += 1;
         }
         number_line(&mut slice.text, slice.last, &acc.text);
     }
-    if !has_more(&mut reader)? {
+    if !over_ceiling && !has_more(&mut reader)? {
         slice.total = Some(slice.last);
     }
-    Ok(slice)
+    Ok((slice, over_ceiling))
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
@@ -487,6 +514,11 @@ pub fn read_chars<R: BufRead>(mut reader: R, offset: usize, limit: usize) -> io:
     }
     Ok(out)
 }
+
+mod ceiling;
+mod hashing;
+pub use ceiling::{cap_result, MAX_RESULT_CHARS, TRAILER_ROOM};
+pub use hashing::Hashing;
 
 #[cfg(test)]
 mod tests;

@@ -48,7 +48,8 @@ module RubyLLM
     #   RubyLLM::FileStore.path("./reports//q3.pdf") # => "reports/q3.pdf"
     #
     # Raises ArgumentError for an empty path, one with <tt>.</tt> or <tt>..</tt>
-    # parts, or one with control characters.
+    # parts, or one with control characters; PathTooLongError (an ArgumentError) for
+    # one over 4,096 bytes or with a part over 255.
     def self.path(name)
       Native.path(name.to_s) || raise(ArgumentError, "#{name.inspect} is not a path inside the chat's files")
     end
@@ -136,9 +137,12 @@ module RubyLLM
       list.each(&)
     end
 
-    # Returns whether there is a file at +path+.
+    # Returns whether there is a file at +path+; false for a path too long for any
+    # file system to hold.
     def exist?(path)
       !self[path].nil?
+    rescue PathTooLongError
+      false
     end
 
     # Returns the text of the file at +path+: its content when it is text, or what a
@@ -185,15 +189,20 @@ module RubyLLM
       @text_cache[file] = text
     end
 
-    # Lines of the file at +path+ as read_file shows them. Stores that can stream a
-    # file override it, so a read of a few lines does not load the whole file.
+    # Lines of the file at +path+ as read_file shows them, and last the version of
+    # the file they came from (see Reads), or nil when unknown. Stores that can
+    # stream a file override it, so a read of a few lines does not load the whole
+    # file.
     def read_lines(path, offset, limit, max_chars) # :nodoc:
-      Native.read_lines(read(path), offset, limit, max_chars)
+      bytes = read(path)
+      Native.read_lines(bytes, offset, limit, max_chars) + [Reads.version_of_bytes(bytes)]
     end
 
-    # Characters of the file at +path+, streamed where the store can.
+    # Characters of the file at +path+, streamed where the store can, and last the
+    # version they came from.
     def read_chars(path, offset, limit) # :nodoc:
-      Native.read_chars(read(path), offset, limit)
+      bytes = read(path)
+      Native.read_chars(bytes, offset, limit) + [Reads.version_of_bytes(bytes)]
     end
 
     # The first +bytes+ bytes of the file at +path+.

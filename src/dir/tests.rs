@@ -261,3 +261,38 @@ fn a_lock_wait_stops_when_cancelled() {
     assert!(matches!(waiter.join().unwrap(), Err(Error::Cancelled)));
     assert!(asked.elapsed() < Duration::from_millis(200));
 }
+
+#[test]
+fn a_replaced_file_keeps_its_permissions_but_not_setuid_or_setgid() {
+    use std::os::unix::fs::PermissionsExt;
+    let (tmp, root) = store();
+    let file = tmp.path().join("store/tool.sh");
+    root.write("tool.sh", b"old").unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o6750)).unwrap();
+    root.write("tool.sh", b"new").unwrap();
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o7777;
+    assert_eq!(mode, 0o750);
+}
+
+#[test]
+fn sweeps_the_leftovers_of_dead_writers_only() {
+    let (tmp, root) = store();
+    let base = tmp.path().join("store");
+    root.write("a/doc.txt", b"whole").unwrap();
+    // PID 0x7ffffff0 is above any pid_max, so no process has it.
+    let dead = base.join("a/.doc.txt.2147483632-1f-0.tmp");
+    let live = base.join(format!("a/.doc.txt.{}-1f-1.tmp", std::process::id()));
+    std::fs::write(&dead, b"part").unwrap();
+    std::fs::write(&live, b"part").unwrap();
+    std::fs::write(base.join("a/.keep.tmp"), b"mine").unwrap();
+    assert_eq!(
+        root.sweep_leftovers(Duration::from_secs(3600)),
+        0,
+        "too recent"
+    );
+    assert_eq!(root.sweep_leftovers(Duration::ZERO), 1);
+    assert!(!dead.exists());
+    assert!(live.exists());
+    assert!(base.join("a/.keep.tmp").exists());
+    assert_eq!(root.read("a/doc.txt").unwrap(), b"whole");
+}

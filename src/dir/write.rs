@@ -42,8 +42,9 @@ impl AtomicWriter {
         };
         let mode = match old.map(|stat| (FileType::from_raw_mode(stat.st_mode), stat.st_mode)) {
             Some((FileType::Directory, _)) => return Err(Error::IsFolder(path)),
-            // A replaced file keeps its permissions.
-            Some((FileType::RegularFile, mode)) => mode & 0o7777,
+            // A replaced file keeps its permissions, but not setuid or setgid:
+            // new content must not run with another's rights.
+            Some((FileType::RegularFile, mode)) => mode & 0o1777,
             _ => 0o666,
         };
         let temp = temp_name(&name);

@@ -86,8 +86,38 @@ fn matcher(opts: &SearchOptions) -> Result<RegexMatcher> {
             Err(e) => e.to_string(),
             Ok(_) => grep_err.to_string(),
         };
-        Error::InvalidArgument(format!("Invalid regex {:?}: {reason}", opts.pattern))
+        Error::InvalidArgument(format!(
+            "Invalid regex {}: {}",
+            brief_pattern(&opts.pattern),
+            brief_reason(&reason, opts.pattern.len())
+        ))
     })
+}
+
+/// The most characters of a pattern an error message repeats.
+const PATTERN_ECHO: usize = 200;
+
+/// `pattern` quoted for a message, cut to its first characters when long, so a
+/// huge pattern does not make a huge error.
+fn brief_pattern(pattern: &str) -> String {
+    match pattern.char_indices().nth(PATTERN_ECHO) {
+        None => format!("{pattern:?}"),
+        Some((cut, _)) => format!(
+            "{:?}… ({} characters)",
+            &pattern[..cut],
+            pattern.chars().count()
+        ),
+    }
+}
+
+/// The regex error's reason: whole for a short pattern; for a long one only its
+/// last line (`error: ...`), since the lines before repeat the pattern.
+fn brief_reason(reason: &str, pattern_len: usize) -> String {
+    if pattern_len <= PATTERN_ECHO {
+        return reason.to_string();
+    }
+    let last = reason.lines().last().unwrap_or(reason);
+    last.chars().take(PATTERN_ECHO).collect()
 }
 
 /// Appends inputs' results in input order, showing at most `max` matching lines.
@@ -335,6 +365,16 @@ mod tests {
         let out = run(vec![bytes("a", b"m1\nc\nm2\n")], &opts("m", 2, 1));
         assert_eq!(out.text, "a:1: m1\na-2- c\n");
         assert_eq!((out.shown, out.total_matches), (1, 2));
+    }
+
+    #[test]
+    fn a_huge_invalid_pattern_makes_a_short_error() {
+        let pattern = format!("({}", "a".repeat(1 << 20));
+        let msg = search(vec![], &opts(&pattern, 0, 10))
+            .unwrap_err()
+            .to_string();
+        assert!(msg.len() < 600, "{} bytes", msg.len());
+        assert!(msg.contains("(1048577 characters)"));
     }
 
     #[test]

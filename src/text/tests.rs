@@ -299,3 +299,14 @@ fn counts_the_lines_after_a_slice_within_the_budget() {
     let over_budget = read_lines_counted(text.as_bytes(), 1, 5, 2000, 16).unwrap();
     assert_eq!(over_budget.total, None);
 }
+
+#[test]
+fn a_read_of_many_lines_stops_at_the_result_ceiling() {
+    let text = "0123456789\n".repeat(1_000_000);
+    let slice = read_lines_counted(text.as_bytes(), 1, usize::MAX, 2000, 64 << 20).unwrap();
+    assert!(slice.text.chars().count() <= MAX_RESULT_CHARS);
+    assert!(slice.last > 1000);
+    assert_eq!(slice.total, Some(1_000_000));
+    let trailer = trailer_for_lines(&slice, 1).unwrap();
+    assert!(trailer.contains(&format!("Read on with offset: {}", slice.last + 1)));
+}

@@ -191,14 +191,13 @@ impl Directory {
         offset: usize,
         limit: usize,
         max_chars: usize,
-    ) -> Result<text::LinesTuple, Error> {
+    ) -> Result<(text::LinesTuple, Version), Error> {
         let path = path.0;
 
         off_gvl(ruby, || {
-            let file = rb_self.root.open_file(&path)?;
-            let size = file.metadata().map_err(|e| CoreError::io(&path, e))?.len();
-            text::lines_of(cancel::Reader::new(file), size, offset, limit, max_chars)
-                .map_err(|e| cancel::from_io(&path, e))
+            shown(&rb_self.root, &path, |reader, size| {
+                text::lines_of(reader, size, offset, limit, max_chars)
+            })
         })
     }
 
@@ -208,13 +207,13 @@ impl Directory {
         path: StorePath,
         offset: usize,
         limit: usize,
-    ) -> Result<text::CharsTuple, Error> {
+    ) -> Result<(text::CharsTuple, Version), Error> {
         let path = path.0;
 
         off_gvl(ruby, || {
-            let file = rb_self.root.open_file(&path)?;
-            text::chars_of(cancel::Reader::new(file), offset, limit)
-                .map_err(|e| cancel::from_io(&path, e))
+            shown(&rb_self.root, &path, |reader, _| {
+                text::chars_of(reader, offset, limit)
+            })
         })
     }
 
@@ -273,9 +272,48 @@ impl Directory {
         found.map_err(|e| errors::map(ruby, e))
     }
 
+    /// Removes crashed writes' temporary files unchanged for `grace` seconds.
+    fn sweep_leftovers(ruby: &Ruby, rb_self: &Self, grace: f64) -> Result<usize, Error> {
+        let grace = std::time::Duration::from_secs_f64(grace.max(0.0));
+        nogvl(ruby, || rb_self.root.sweep_leftovers(grace))
+    }
+
     fn lock(ruby: &Ruby, rb_self: &Self) -> Result<Lock, Error> {
         Ok(Lock::new(off_gvl(ruby, || rb_self.root.lock())?))
     }
+}
+
+/// The largest file a read hashes whole to know which version it showed; a larger
+/// one is known by its size and time of change (`Reads::DIGEST_LIMIT` in Ruby).
+const DIGEST_LIMIT: u64 = 16 * 1024 * 1024;
+
+/// The version of the file a read showed: its digest, or for a large file its
+/// size and time of change; both from the descriptor the read went through.
+pub type Version = (Option<String>, u64, i64, u32);
+
+/// Runs `slice` over the file at `path`, and gives what it returns with the
+/// version it read.
+fn shown<T>(
+    root: &Root,
+    path: &str,
+    slice: impl FnOnce(&mut dyn Read, u64) -> std::io::Result<T>,
+) -> file_store_core::Result<(T, Version)> {
+    let file = root.open_file(path)?;
+    let stat = file.metadata().map_err(|e| CoreError::io(path, e))?;
+    let size = stat.len();
+    let (sec, nsec) = (
+        std::os::unix::fs::MetadataExt::mtime(&stat),
+        std::os::unix::fs::MetadataExt::mtime_nsec(&stat) as u32,
+    );
+    let failed = |e| cancel::from_io(path, e);
+    if size > DIGEST_LIMIT {
+        let value = slice(&mut cancel::Reader::new(&file), size).map_err(failed)?;
+        return Ok((value, (None, size, sec, nsec)));
+    }
+    let mut reader = file_store_core::text::Hashing::new(cancel::Reader::new(&file));
+    let value = slice(&mut reader, size).map_err(failed)?;
+    let digest = reader.finish().map_err(failed)?;
+    Ok((value, (Some(digest), size, sec, nsec)))
 }
 
 /// The file at `path` in `root` as a search input, opened on the searching thread.
@@ -320,6 +358,7 @@ pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
     class.define_method("writer", method!(Directory::writer, 1))?;
     class.define_method("delete", method!(Directory::delete, 1))?;
     class.define_method("lock", method!(Directory::lock, 0))?;
+    class.define_method("sweep_leftovers", method!(Directory::sweep_leftovers, 1))?;
     class.define_method("head", method!(Directory::head, 2))?;
     class.define_method("read_lines", method!(Directory::read_lines, 4))?;
     class.define_method("read_chars", method!(Directory::read_chars, 3))?;

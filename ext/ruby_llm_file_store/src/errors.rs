@@ -24,6 +24,8 @@ static EDIT_ERROR: Lazy<ExceptionClass> =
     Lazy::new(|ruby| lookup(ruby, "RubyLLM::FileStore::EditError"));
 static SANDBOX_ERROR: Lazy<ExceptionClass> =
     Lazy::new(|ruby| lookup(ruby, "RubyLLM::FileStore::SandboxError"));
+static PATH_TOO_LONG: Lazy<ExceptionClass> =
+    Lazy::new(|ruby| lookup(ruby, "RubyLLM::FileStore::PathTooLongError"));
 static DISK_ERROR: Lazy<ExceptionClass> =
     Lazy::new(|ruby| lookup(ruby, "RubyLLM::FileStore::DiskError"));
 
@@ -32,6 +34,7 @@ pub fn map(ruby: &Ruby, error: CoreError) -> magnus::Error {
     let message = error.to_string();
     let class = match error {
         CoreError::NotFound(_) => ruby.get_inner(&NOT_FOUND),
+        CoreError::PathTooLong(_) => ruby.get_inner(&PATH_TOO_LONG),
         CoreError::InvalidPath(_)
         | CoreError::IsFolder(_)
         | CoreError::IsFile(_)

@@ -1,10 +1,12 @@
 //! Module functions on Native for paths and content types.
 
-use magnus::{exception, function, Error, RModule, RString, Ruby, TryConvert, Value};
+use magnus::{exception, function, prelude::*, Error, RModule, RString, Ruby, TryConvert, Value};
 
-use file_store_core::{content_type, path, spill as spilling};
+use file_store_core::{content_type, path, spill as spilling, text};
 
 pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
+    native.const_set("MAX_RESULT_CHARS", text::MAX_RESULT_CHARS)?;
+    native.define_module_function("cap_result", function!(cap_result, 1))?;
     native.define_module_function("path", function!(normalize, 1))?;
     native.define_module_function("content_type", function!(detect_type, 2))?;
     native.define_module_function("numbered", function!(numbered, 2))?;
@@ -14,12 +16,18 @@ pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
 }
 
 /// The store path for `name`, or nil when it is not one; Ruby raises with the name's
-/// own `inspect`.
-fn normalize(name: RString) -> Option<String> {
+/// own `inspect`. A name too long for any file system raises here, saying so.
+fn normalize(ruby: &Ruby, name: RString) -> Result<Option<String>, Error> {
     // SAFETY: the bytes are copied before any Ruby code can run.
     let bytes = unsafe { name.as_slice() }.to_vec();
-    let text = String::from_utf8(bytes).ok()?;
-    path::normalize(&text).ok()
+    let Ok(text) = String::from_utf8(bytes) else {
+        return Ok(None);
+    };
+    match path::normalize(&text) {
+        Ok(normal) => Ok(Some(normal)),
+        Err(e @ file_store_core::Error::PathTooLong(_)) => Err(crate::errors::map(ruby, e)),
+        Err(_) => Ok(None),
+    }
 }
 
 /// The content type of a file called `name` whose content starts with `head`.
@@ -38,6 +46,11 @@ fn numbered(name: String, n: usize) -> String {
 fn spill(tool: String, result: String) -> (String, String, String) {
     let spilled = spilling::spill(&tool, &result);
     (spilled.saved, spilled.path, spilled.preview)
+}
+
+/// A tool result cut to the ceiling of what one result gives the model.
+fn cap_result(result: String) -> String {
+    text::cap_result(&result, text::MAX_RESULT_CHARS)
 }
 
 /// The types that hold text although they are not `text/*`.

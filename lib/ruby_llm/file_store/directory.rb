@@ -77,11 +77,13 @@ module RubyLLM
       end
 
       def read_lines(path, offset, limit, max_chars) # :nodoc:
-        native(path) { |name| @native.read_lines(name, offset, limit, max_chars) }
+        slice, version = native(path) { |name| @native.read_lines(name, offset, limit, max_chars) }
+        slice + [read_version(version)]
       end
 
       def read_chars(path, offset, limit) # :nodoc:
-        native(path) { |name| @native.read_chars(name, offset, limit) }
+        slice, version = native(path) { |name| @native.read_chars(name, offset, limit) }
+        slice + [read_version(version)]
       end
 
       def head(path, bytes) # :nodoc:
@@ -129,6 +131,12 @@ module RubyLLM
         ensure
           writer.abort unless committed
         end
+      end
+
+      # The version a read showed, as Reads keeps it: the digest of the bytes read,
+      # or for a large file the size and time of change of the file read.
+      def read_version((digest, size, seconds, nanoseconds))
+        digest || Reads.size_and_time(size, Time.at(seconds, nanoseconds, :nsec))
       end
 
       def stored(entry)

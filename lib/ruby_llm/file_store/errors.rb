@@ -39,5 +39,8 @@ module RubyLLM # :nodoc:
 
     # Raised when the disk refuses or fails an operation; the message names the path.
     class DiskError < Error; end
+
+    # A path longer than a file system takes: over 4,096 bytes, or a part over 255.
+    class PathTooLongError < ArgumentError; end
   end
 end

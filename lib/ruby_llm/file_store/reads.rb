@@ -17,9 +17,21 @@ module RubyLLM
         @mutex = Mutex.new
       end
 
-      # Notes that the model saw +file+ as it is.
-      def remember(file)
-        version = version_of(file)
+      # The version of +bytes+ a read showed, or nil for content past DIGEST_LIMIT,
+      # which is known by the file's size and time instead.
+      def self.version_of_bytes(bytes)
+        Digest::SHA256.hexdigest(bytes) if bytes.bytesize <= DIGEST_LIMIT
+      end
+
+      # A version of a file past DIGEST_LIMIT.
+      def self.size_and_time(size, time)
+        [:size_and_time, size, time]
+      end
+
+      # Notes that the model saw +file+ as it is, or, given the +version+ its read
+      # went through, as that version.
+      def remember(file, version = nil)
+        version ||= version_of(file)
         @mutex.synchronize { @versions[file.path] = version }
       end
 
@@ -40,9 +52,9 @@ module RubyLLM
       private
 
       def version_of(file)
-        return [:size_and_time, file.byte_size, file.updated_at] if file.byte_size > DIGEST_LIMIT
+        return Reads.size_and_time(file.byte_size, file.updated_at) if file.byte_size > DIGEST_LIMIT
 
-        file.digest || [:size_and_time, file.byte_size, file.updated_at]
+        file.digest || Reads.size_and_time(file.byte_size, file.updated_at)
       end
     end
   end

@@ -24,9 +24,19 @@ RSpec.describe 'Bad input', :native do
       .to raise_error(RubyLLM::FileStore::DiskError, %r{/proc/no-such-process/files})
   end
 
-  it 'names a path the disk refuses' do
-    long = "#{'x' * 300}.txt"
-    expect { store.write(long, 'x') }.to raise_error(RubyLLM::FileStore::DiskError, /#{long}: .*too long/i)
+  it 'refuses up front, in short, a path longer than file systems take; exist? answers false' do
+    too_long = ["#{'x' * 300}.txt", (['d' * 200] * 21).join('/')]
+    too_long.each do |long|
+      message = %r{\A"[xd/]{100}"… \(\d+ bytes\) is too long for a path: at most 4096 bytes, and 255 for each part\z}
+      expect { RubyLLM::FileStore.path(long) }.to raise_error(RubyLLM::FileStore::PathTooLongError, message)
+      [-> { store.write(long, 'x') }, -> { store.read(long) }, -> { store[long] }, -> { store.find(long) },
+       -> { store.delete(long) }, -> { store.list(long) }].each do |call|
+        expect(&call).to raise_error(ArgumentError, message)
+      end
+      expect(store.exist?(long)).to be(false)
+      expect(RubyLLM::FileStore::Tools::ReadFile.new(store).call(path: long).length).to be < 250
+    end
+    expect(Dir.children(store.local_root)).to be_empty
   end
 
   it 'names a path that runs through a symbolic link' do

@@ -19,17 +19,40 @@ module RubyLLM
           @on_write = on_write
         end
 
+        # The most characters of an error message the model gets.
+        MAX_ERROR_CHARS = 1000
+
         # Runs the tool with the model's arguments; a failure is returned as a
-        # message starting "Error:".
+        # short message starting "Error:". No result passes the ceiling of
+        # Native::MAX_RESULT_CHARS characters; a longer one is cut, with a note.
         def call(**arguments)
-          run(**arguments)
+          capped(run(**arguments))
         rescue ArgumentError, FileNotFoundError, FileStore::Error => e
-          "Error: #{e.message}"
+          error(e.message)
         rescue StandardError => e
-          "Error: #{e.class.name}: #{e.message}"
+          error("#{e.class.name}: #{e.message}")
         end
 
         private
+
+        def capped(result)
+          case result
+          when String then Native.cap_result(result)
+          when FileResult then FileResult.new(Native.cap_result(result.text), result.attachment)
+          else result
+          end
+        end
+
+        def error(message)
+          message = "#{message[0, MAX_ERROR_CHARS]}… (#{message.length} characters)" if
+            message.length > MAX_ERROR_CHARS
+          "Error: #{message}"
+        end
+
+        # +text+ as a message repeats it: inspected, and cut when long.
+        def brief(text, max = 200)
+          text.length > max ? "#{text[0, max].inspect}… (#{text.length} characters)" : text.inspect
+        end
 
         # The store path of +path+, or nil for the whole store ("", ".", "/").
         def scope(path)
@@ -46,21 +69,29 @@ module RubyLLM
         def integer(value, name, minimum:)
           return if value.nil? || value == ''
 
-          number = Integer(value, exception: false)
+          number = whole(value)
           raise ArgumentError, "#{name} must be a whole number of at least #{minimum}, not #{value.inspect}" unless
             number && number >= minimum
 
           number
         end
 
+        # +value+ as an Integer when it is a whole number, else nil. Integer() would
+        # cut 1.5 to 1.
+        def whole(value)
+          return Integer(value, exception: false) unless value.is_a?(Float)
+
+          value.to_i if value.finite? && value == value.to_i
+        end
+
         def flag(value)
           [true, 'true', 1, '1', 'yes'].include?(value)
         end
 
-        def refuse_large(path, bytesize)
+        def refuse_large(path, bytesize, now: false)
           return if bytesize <= store.max_file_size
 
-          raise ArgumentError, "#{path} would be #{human(bytesize)}, over this store's limit of " \
+          raise ArgumentError, "#{path} #{now ? 'is' : 'would be'} #{human(bytesize)}, over this store's limit of " \
                                "#{human(store.max_file_size)} a file. Write it as several smaller files."
         end
 

@@ -27,6 +27,8 @@ module RubyLLM
           store.with_lock do
             file = store.find(path)
             check_read(file)
+            # Refused by its size before it is read: a 1 GB file is never loaded.
+            refuse_large(file.path, file.byte_size, now: true)
             content, replacements, changed = Native.edit(store.read(file.path), old_text.to_s, new_text.to_s,
                                                          flag(replace_all))
             refuse_large(file.path, content.bytesize)

@@ -9,6 +9,9 @@ module RubyLLM
         DEFAULT_LINES = 2000
         DEFAULT_CHARACTERS = 20_000
         MAX_LINE_CHARACTERS = 2000
+        # The most characters one read shows, leaving room for the trailer under
+        # the ceiling of every tool result.
+        MAX_CHARACTERS = Native::MAX_RESULT_CHARS - 1000
         UNITS = %w[lines characters].freeze
 
         def self.description
@@ -32,8 +35,10 @@ module RubyLLM
         def run(path:, offset: nil, limit: nil, unit: nil)
           unit = unit_of(unit)
           file = find(path)
-          result = read(file, TextSource.new(store, config).for(file), unit, offset, limit)
-          store.reads.remember(file)
+          result, version = read(file, TextSource.new(store, config).for(file), unit, offset, limit)
+          # The version the read went through, so a change made meanwhile is not
+          # taken for what the model saw.
+          store.reads.remember(file, version)
           result
         end
 
@@ -70,20 +75,20 @@ module RubyLLM
                   else
                     store.read_lines(file.path, offset, limit, MAX_LINE_CHARACTERS)
                   end
-          body = slice.first.chomp
-          trailer = slice.last
-          [body, trailer].compact.reject(&:empty?).join("\n")
+          body = slice[0].chomp
+          trailer = slice[5]
+          [[body, trailer].compact.reject(&:empty?).join("\n"), slice[6]]
         end
 
         def characters(file, text, offset, limit)
           offset = integer(offset, 'offset', minimum: 0) || 0
-          limit = integer(limit, 'limit', minimum: 1) || DEFAULT_CHARACTERS
-          body, from, count, total = if text
-                                       Native.read_chars(text.b, offset, limit)
-                                     else
-                                       store.read_chars(file.path, offset, limit)
-                                     end
-          [body, character_trailer(from, count, total)].compact.join("\n")
+          limit = [integer(limit, 'limit', minimum: 1) || DEFAULT_CHARACTERS, MAX_CHARACTERS].min
+          body, from, count, total, version = if text
+                                                Native.read_chars(text.b, offset, limit)
+                                              else
+                                                store.read_chars(file.path, offset, limit)
+                                              end
+          [[body, character_trailer(from, count, total)].compact.join("\n"), version]
         end
 
         def character_trailer(from, count, total)

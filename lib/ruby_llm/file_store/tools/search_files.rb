@@ -35,7 +35,7 @@ module RubyLLM
           folder = scope(path)
           (text, shown, total, _matched, summary), searched = search_tree(folder, pattern, options) ||
                                                               search_listed(folder, pattern, options)
-          return "No matches for #{pattern.inspect} in #{count(searched)}." if shown.zero? && total.zero?
+          return "No matches for #{brief(pattern)} in #{count(searched)}." if shown.zero? && total.zero?
 
           [text.chomp, summary].compact.join("\n")
         end

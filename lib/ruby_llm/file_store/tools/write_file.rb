@@ -20,7 +20,9 @@ module RubyLLM
 
         def run(path:, content:)
           path = FileStore.path(path)
-          content = content.to_s
+          raise ArgumentError, "content must be a string, the whole text of the file, not #{content.class}" unless
+            content.is_a?(String)
+
           refuse_large(path, content.bytesize)
           store.with_lock do
             existing = store[path]
