@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require 'fileutils'
 require 'open3'
 require 'rbconfig'
 
@@ -55,6 +56,28 @@ RSpec.describe 'the installed gem' do
     library, listed = loaded.lines.map(&:chomp)
     expect([libraries.first, *in_lib]).to include(library)
     expect(listed).to eq('a.md')
+
+    expect_contract_failure_at_its_line(gem_dir)
+  end
+
+  # A third-party store that breaks the contract, run against the installed contract:
+  # the failure shows the contract's line, not one of RSpec's.
+  def expect_contract_failure_at_its_line(gem_dir)
+    project = File.join(tmp_dir, 'project')
+    FileUtils.mkdir_p(project)
+    File.write(File.join(project, 'reversed_store_spec.rb'), <<~RUBY)
+      require "ruby_llm/file_store"
+      require "ruby_llm/file_store/rspec"
+      class ReversedStore < RubyLLM::FileStore::Memory
+        def list(prefix = nil) = super.reverse
+      end
+      RSpec.describe(ReversedStore) { it_behaves_like("a RubyLLM file store") { let(:store) { ReversedStore.new } } }
+    RUBY
+    output, = Open3.capture2e({ 'RUBYLIB' => File.join(gem_dir, 'lib') }, 'rspec', 'reversed_store_spec.rb',
+                              '-e', 'lists every file sorted by path', chdir: project)
+    expect(output).to include('1 example, 1 failure')
+    expect(output).to include('Failure/Error: expect(store.list.map(&:path)).to eq(%w[a.txt b.txt rep.txt')
+    expect(output).to match(%r{# \S*#{Regexp.escape(File.basename(gem_dir))}/lib/ruby_llm/file_store/rspec\.rb:\d+})
   end
 
   RSpec::Matchers.define_negated_matcher :not_include, :include
