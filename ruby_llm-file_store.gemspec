@@ -11,17 +11,20 @@ Gem::Specification.new do |spec|
                      'Active Storage); the model sees one line about each and reads, searches, writes and ' \
                      'edits them with five tools. A Rust core does the work on paths, files and text.'
   spec.license = 'MIT'
+  # The project this gem extends; the README links it too.
+  spec.homepage = 'https://github.com/crmne/ruby_llm'
   spec.required_ruby_version = '>= 3.1'
 
+  # The Rust sources without their unit tests (tests.rs, compiled only under cfg(test)).
   spec.files = Dir['lib/**/*.rb', 'lib/generators/**/*.{tt,erb}',
                    'ext/ruby_llm_file_store/{extconf.rb,Cargo.toml,src/**/*.rs}', 'src/**/*.rs',
-                   'Cargo.toml', 'Cargo.lock', 'README.md', 'LICENSE']
+                   'Cargo.toml', 'Cargo.lock', 'README.md', 'LICENSE'].reject { |path| path.end_with?('/tests.rs') }
   spec.require_paths = ['lib']
   spec.extensions = ['ext/ruby_llm_file_store/extconf.rb']
 
-  # 1.16 is the first release with Chat#preprocessed_messages and Tool.split_result,
-  # the two points the chat integration hooks into.
-  spec.add_dependency 'rb_sys', '~> 0.9'
-  spec.add_dependency 'ruby_llm', '>= 1.16', '< 3'
+  # extconf.rb drives cargo itself, so rb_sys is not needed. The chat integration
+  # hooks into ruby_llm 1.16.0 and later; the stores, converters and tools load
+  # without it, but a chat is what the gem is for.
+  spec.add_dependency 'ruby_llm', '>= 1.16.0', '< 3'
   spec.metadata['rubygems_mfa_required'] = 'true'
 end

@@ -8,23 +8,24 @@ RSpec.describe 'ruby_llm_file_store:install' do
 
   before do
     require 'rails/generators'
-    require_relative '../../lib/generators/ruby_llm_file_store/install_generator'
   rescue LoadError => e
     skip "needs railties: #{e.message}"
   end
 
-  it 'writes the migration, which creates the table with its unique index when run' do
-    RubyLLMFileStore::Generators::InstallGenerator.start(['--quiet'], destination_root: tmp_dir)
-    migrations = Dir[File.join(tmp_dir, 'db/migrate/*_create_ruby_llm_chat_files.rb')]
-    expect(migrations.size).to eq(1)
-    expect(File.read(migrations.first)).to include("ActiveRecord::Migration[#{ActiveRecord::VERSION::MAJOR}.")
-
+  # Generates the migration in a process of its own (inflections are global), finds
+  # the generator by its name as bin/rails generate does, then migrates the way
+  # db:migrate does: the class name derived from the file name.
+  def generate_and_migrate(inflections)
     script = <<~RUBY
+      $LOAD_PATH.unshift #{File.expand_path('../../lib', __dir__).inspect}
+      require "rails/generators"
       require "active_record"
+      ActiveSupport::Inflector.inflections(:en) { |inflect| #{inflections} }
+      Rails::Generators.invoke("ruby_llm_file_store:install", ["--quiet"], destination_root: #{tmp_dir.inspect})
       ActiveRecord::Base.establish_connection(adapter: "sqlite3", database: #{File.join(tmp_dir, 'app.sqlite3').inspect})
       ActiveRecord::Migration.verbose = false
-      load #{migrations.first.inspect}
-      CreateRubyLLMChatFiles.new.migrate(:up)
+      ActiveRecord::MigrationContext.new(#{File.join(tmp_dir, 'db/migrate').inspect}, ActiveRecord::SchemaMigration).migrate
+      puts Dir[#{File.join(tmp_dir, 'db/migrate/*.rb').inspect}].map { |path| File.read(path)[/^class \\w+/] }
       connection = ActiveRecord::Base.connection
       puts connection.columns(:ruby_llm_chat_files).map(&:name).join(",")
       index = connection.indexes(:ruby_llm_chat_files).find(&:unique)
@@ -32,9 +33,26 @@ RSpec.describe 'ruby_llm_file_store:install' do
     RUBY
     output, status = Open3.capture2e(RbConfig.ruby, '-e', script)
     expect(status).to be_success, output
-    expect(output.lines.map(&:chomp)).to eq(
-      ['id,chat_type,chat_id,owner_type,owner_id,owner_key,path,content_type,byte_size,digest,text,created_at,updated_at',
-       'index_ruby_llm_chat_files_uniqueness chat_type,chat_id,owner_key,path']
-    )
+    output.lines.map(&:chomp)
+  end
+
+  let(:table) do
+    ['id,chat_type,chat_id,owner_type,owner_id,owner_key,path,content_type,byte_size,digest,text,created_at,updated_at',
+     'index_ruby_llm_chat_files_uniqueness chat_type,chat_id,owner_key,path']
+  end
+
+  it 'writes a migration that db:migrate runs, creating the table with its unique index' do
+    expect(generate_and_migrate('')).to eq(['class CreateRubyLlmChatFiles', *table])
+  end
+
+  it 'names the migration class as db:migrate derives it under an "LLM" acronym' do
+    expect(generate_and_migrate('inflect.acronym "LLM"')).to eq(['class CreateRubyLLMChatFiles', *table])
+  end
+
+  it 'writes the migration version of the Active Record it runs on' do
+    require_relative '../../lib/generators/ruby_llm_file_store/install_generator'
+    RubyLLMFileStore::Generators::InstallGenerator.start(['--quiet'], destination_root: tmp_dir)
+    migration = File.read(Dir[File.join(tmp_dir, 'db/migrate/*_create_ruby_llm_chat_files.rb')].first)
+    expect(migration).to include("ActiveRecord::Migration[#{ActiveRecord::VERSION::MAJOR}.")
   end
 end

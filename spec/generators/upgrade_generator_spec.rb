@@ -46,14 +46,13 @@ RSpec.describe 'ruby_llm_file_store:upgrade' do
     expect(migrations.size).to eq(1)
 
     output = in_app(<<~RUBY)
-      load #{migrations.first.inspect}
-      CreateRubyLLMChatFiles.new.migrate(:up)
+      ActiveRecord::MigrationContext.new(#{File.dirname(migrations.first).inspect}, ActiveRecord::SchemaMigration).migrate
       connection = ActiveRecord::Base.connection
       puts connection.tables.sort.join(",")
       puts connection.select_value("SELECT COUNT(*) FROM chats")
       puts connection.indexes(:ruby_llm_chat_files).find(&:unique).columns.join(",")
     RUBY
-    expect(output).to eq(['ar_internal_metadata,chats,messages,ruby_llm_chat_files,ruby_llm_models', '1', 'chat_type,chat_id,owner_key,path'])
+    expect(output).to eq(['ar_internal_metadata,chats,messages,ruby_llm_chat_files,ruby_llm_models,schema_migrations', '1', 'chat_type,chat_id,owner_key,path'])
   end
 
   it 'skips an application that has the migration, from the install generator or an earlier upgrade' do

@@ -137,6 +137,7 @@ module ChatFilesMigration
     template = File.expand_path('../../lib/generators/ruby_llm_file_store/templates/create_ruby_llm_chat_files.rb.tt',
                                 __dir__)
     migration_version = "[#{ActiveRecord::Migration.current_version}]"
+    migration_class_name = 'CreateRubyLLMChatFiles' # read by the template
     source = ERB.new(File.read(template), trim_mode: '-').result(binding)
     Module.new.module_eval("#{source}\nCreateRubyLLMChatFiles", template, 1) # rubocop:disable Style/EvalWithLocation
   end

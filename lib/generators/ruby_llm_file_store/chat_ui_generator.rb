@@ -12,6 +12,7 @@ module RubyLLMFileStore
     #
     # It lists the shared files only, unless the view passes +files:+ (see the partial).
     class ChatUiGenerator < Rails::Generators::Base
+      namespace 'ruby_llm_file_store:chat_ui'
       source_root File.expand_path('templates', __dir__)
       desc "Creates app/views/chats/_files.html.erb, listing a chat's shared files with download links."
 

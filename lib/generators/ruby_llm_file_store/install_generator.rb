@@ -14,6 +14,7 @@ module RubyLLMFileStore
     class InstallGenerator < Rails::Generators::Base
       include ::ActiveRecord::Generators::Migration
 
+      namespace 'ruby_llm_file_store:install'
       source_root File.expand_path('templates', __dir__)
       desc 'Creates the migration for ruby_llm_chat_files, the table of chat files in Active Storage.'
 

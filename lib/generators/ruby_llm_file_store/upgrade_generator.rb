@@ -14,6 +14,7 @@ module RubyLLMFileStore
     # are, and acts_as_chat declares <tt>has_many :ruby_llm_chat_files</tt> once this
     # gem is loaded. Run again, or after the install generator, it changes nothing.
     class UpgradeGenerator < InstallGenerator
+      namespace 'ruby_llm_file_store:upgrade'
       # Not inherited: a Rails generator's default source root follows its own name.
       source_root File.expand_path('templates', __dir__)
       desc 'Adds the migration for ruby_llm_chat_files to an application that has ruby_llm\'s tables, ' \

@@ -16,6 +16,22 @@ require 'tempfile'
 #
 # Examples tagged +:large+ write a 200 MB file; exclude them with
 # <tt>--tag ~large</tt> on a store where that is slow.
+#
+# What it asks of a store beyond the obvious:
+# - Paths arrive as callers give them ("./reports//q3.md", "reports\\q3.md", "../x"):
+#   each method passes its path through RubyLLM::FileStore.path, which returns the
+#   normal form or raises the ArgumentError the contract expects, as the stores here do.
+# - Content types are exactly those RubyLLM::FileStore.content_type(path, first_bytes)
+#   gives: a store that does not keep a type it was given calls it on write.
+
+# A failing example shows its own line of this file: RSpec shows the first line of a
+# backtrace in the project's source folders, and filters installed gems out of
+# backtraces, so without these it would show a line of RSpec's own.
+RSpec.configure do |config|
+  config.project_source_dirs << __dir__
+  config.backtrace_inclusion_patterns << /\A#{Regexp.escape(__FILE__)}:/
+end
+
 RSpec.shared_examples 'a RubyLLM file store' do
   def refusal(name)
     "#{name.inspect} is not a path inside the chat's files"
@@ -107,6 +123,9 @@ RSpec.shared_examples 'a RubyLLM file store' do
       types = store.list.to_h { |file| [file.path, file.content_type] }
       expect(types).to eq('README' => 'text/plain', 'data.json' => 'application/json',
                           'report.pdf' => 'application/pdf', 'scan' => 'image/png', 'table.csv' => 'text/csv')
+      store.list.each do |file|
+        expect(RubyLLM::FileStore.content_type(file.path, store.read(file.path))).to eq(file.content_type)
+      end
     end
 
     it 'raises FileNotFoundError for a missing file' do

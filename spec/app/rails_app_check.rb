@@ -1,0 +1,119 @@
+# frozen_string_literal: true
+
+require 'digest'
+require 'json'
+require 'tmpdir'
+require_relative 'support/rails_app'
+
+# The user's path into a Rails application, as commands: rails new, the generators by
+# name, db:migrate, bin/rails runner, bin/rails server, and a headless Chromium on the
+# page. One application per Rails version, made once per run and shared by the examples.
+RSpec.shared_examples 'a generated Rails application' do |rails, acronym:|
+  files = File.join(__dir__, 'files')
+
+  before(:context) do
+    @base = Dir.mktmpdir('ruby_llm_file_store_app')
+    @app = RailsApp.new(rails, @base)
+    @app.create!
+    if acronym
+      File.write(File.join(@app.dir, 'config/initializers/inflections.rb'),
+                 "ActiveSupport::Inflector.inflections(:en) { |inflect| inflect.acronym \"LLM\" }\n")
+    end
+    @log = []
+    step = ->(*command) { @log << [command.join(' '), @app.run!(*command)] }
+    step.call('bin/rails', 'active_storage:install')
+    step.call('bin/rails', 'generate', 'ruby_llm_file_store:install')
+    step.call('bin/rails', 'generate', 'model', 'Chat', 'title:string')
+    step.call('bin/rails', 'generate', 'model', 'User', 'name:string')
+    step.call('bin/rails', 'db:migrate')
+    step.call('bin/rails', 'generate', 'ruby_llm_file_store:chat_ui')
+
+    chat_model = File.join(@app.dir, 'app/models/chat.rb')
+    File.write(chat_model, File.read(chat_model).sub(/^end/, "  include RubyLLM::ActiveRecord::ChatFiles\nend"))
+    FileUtils.mkdir_p(File.join(@app.dir, 'app/views/chat_files'))
+    FileUtils.cp(File.join(files, 'chat_files_controller.rb'), File.join(@app.dir, 'app/controllers'))
+    FileUtils.cp(File.join(files, 'show.html.erb'), File.join(@app.dir, 'app/views/chat_files'))
+    FileUtils.cp(File.join(files, 'exercise_files.rb'), File.join(@app.dir, 'script.rb'))
+    routes = File.join(@app.dir, 'config/routes.rb')
+    File.write(routes, File.read(routes).sub(/draw do\n/, "\\0  get \"chats/:id/files\" => \"chat_files#show\"\n"))
+
+    @exercise = JSON.parse(@app.run!('bin/rails', 'runner', 'script.rb').lines.last)
+  end
+
+  after(:context) { FileUtils.rm_rf(@base) if @base }
+
+  def output_of(command)
+    @log.assoc(command)&.last
+  end
+
+  it 'finds the generators by name, in bin/rails generate --help too' do
+    expect(@app.run!('bin/rails', 'generate', '--help')).to include(
+      'ruby_llm_file_store:chat_ui', 'ruby_llm_file_store:install', 'ruby_llm_file_store:upgrade'
+    )
+    expect(output_of('bin/rails generate ruby_llm_file_store:install')).to match(%r{create\s+db/migrate/\d+_create_ruby_llm_chat_files\.rb})
+    expect(output_of('bin/rails generate ruby_llm_file_store:chat_ui')).to match(%r{create\s+app/views/chats/_files\.html\.erb})
+  end
+
+  it "runs the table's migration under db:migrate#{' with an LLM acronym' if acronym}" do
+    expect(output_of('bin/rails db:migrate')).to include("#{acronym ? 'CreateRubyLLMChatFiles' : 'CreateRubyLlmChatFiles'}: migrated")
+    expect(@app.run!('bin/rails', 'runner', 'puts ActiveRecord::Base.connection.table_exists?(:ruby_llm_chat_files)')).to end_with("true\n")
+  end
+
+  it "keeps shared files and each person's files apart, through bin/rails runner" do
+    expect(@exercise['views']).to eq('shared' => ['brief.md', 'data/report.bin'],
+                                     'ana' => ['ana-notes.md', 'brief.md', 'data/report.bin'],
+                                     'ben' => ['brief.md', 'data/report.bin'])
+    expect(@exercise['briefs']).to eq('shared' => "# Brief\n", 'ana' => "# Brief\n", 'ben' => "Ben's brief")
+    expect(@exercise['rows']).to eq(4)
+    expect(@exercise['rails']).to start_with("#{rails}.")
+    expect(@exercise['ruby_llm']).to be_a(String)
+  end
+
+  context 'when served by bin/rails server on 127.0.0.1' do
+    around do |example|
+      @app.serve do |url|
+        @url = url
+        example.run
+      end
+    end
+
+    let(:page_url) { "#{@url}/chats/#{@exercise['chat']}/files" }
+
+    it 'lists the shared files with download links that give the same bytes' do
+      page = RailsApp.get(page_url)
+      expect(page.code).to eq('200')
+      links = page.body.scan(/<a [^>]*href="([^"]+)"[^>]*>([^<]+)</).map { |href, text| [text, href] }
+      expect(links.map(&:first)).to eq(['brief.md', 'data/report.bin'])
+      expect(page.body).not_to include('ana-notes')
+      links.each do |path, href|
+        download = RailsApp.get(URI.join(@url, CGI.unescapeHTML(href)).to_s)
+        expect(download.code).to eq('200')
+        expect(download['content-disposition']).to start_with('attachment')
+        expect(Digest::SHA256.hexdigest(download.body)).to eq(@exercise['digests'].fetch(path))
+      end
+    end
+
+    it 'shows a person in headless Chromium the shared files, not the other person\'s, and downloads the same bytes' do
+      dom = Dir.mktmpdir('chromium') do |profile|
+        @app.run!('chromium', '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+                  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+                  "--user-data-dir=#{profile}", '--virtual-time-budget=15000', '--dump-dom', page_url)
+      end
+      listed = dom.scan(%r{<li>\s*<a [^>]*>([^<]+)</a>}).flatten
+      expect(listed).to eq(['brief.md', 'data/report.bin'])
+      expect(dom).not_to include('ana-notes')
+      downloads = dom[%r{<pre id="downloads">(.*?)</pre>}m, 1].to_s.lines.to_h(&:split)
+      expect(downloads).to eq(@exercise['digests'])
+    end
+  end
+end
+
+RSpec.describe 'a Rails application using the gem' do
+  describe "on Debian's Rails 6.1" do
+    it_behaves_like 'a generated Rails application', '6.1', acronym: false
+  end
+
+  describe 'on Rails 7.2 from the offline kit', if: RailsApp.kit?('rails-7.2') && RailsApp.kit?('ruby_llm-main') do
+    it_behaves_like 'a generated Rails application', '7.2', acronym: true
+  end
+end

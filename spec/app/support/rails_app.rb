@@ -1,0 +1,168 @@
+# frozen_string_literal: true
+
+require 'fileutils'
+require 'net/http'
+require 'open3'
+require 'rbconfig'
+require 'socket'
+
+# bin/rails server on 127.0.0.1, started and always stopped.
+module AppServer
+  def free_port
+    server = TCPServer.new('127.0.0.1', 0)
+    server.addr[1]
+  ensure
+    server&.close
+  end
+
+  # Starts bin/rails server on 127.0.0.1 and yields its base URL; always stops it.
+  def serve
+    port = free_port
+    log = File.join(dir, 'log', 'server.out')
+    pid = Process.spawn(env, 'bin/rails', 'server', '-b', '127.0.0.1', '-p', port.to_s, chdir: dir,
+                                                                                        %i[out err] => [log, 'w'], pgroup: true)
+    wait_for(port, pid, log)
+    yield "http://127.0.0.1:#{port}"
+  ensure
+    stop(pid) if pid
+  end
+
+  def stop(pid)
+    Process.kill('TERM', -pid)
+    Process.wait(pid)
+  rescue Errno::ESRCH, Errno::ECHILD
+    nil # it ended already, and wait_for reaped it
+  end
+
+  def wait_for(port, pid, log)
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 60
+    loop do
+      TCPSocket.new('127.0.0.1', port).close
+      return
+    rescue Errno::ECONNREFUSED
+      raise "the server ended:\n#{File.read(log)}" if Process.waitpid(pid, Process::WNOHANG)
+      if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
+        raise "the server did not start in 60 s:\n#{File.read(log)}"
+      end
+
+      sleep 0.2
+    end
+  end
+end
+
+# A Rails application made the way a user makes one: `rails new`, a Gemfile resolved
+# by Bundler in local mode (no gem server), then bin/rails commands.
+#
+# How each part is loaded:
+# - Rails 6.1: Debian's railties, activerecord and activestorage, named in the Gemfile.
+# - Rails 7.2: the offline kit (../shared/gems/rails-7.2) on RUBYLIB, ahead of
+#   everything, as its README says; the Gemfile names the Debian gems it needs.
+#   `rails new` itself runs from the kit's railties.
+# - ruby_llm-file_store: `gem "ruby_llm-file_store", path: <checkout>`; its library is
+#   the one `rake compile` put in lib/.
+# - ruby_llm: the kit's ruby_llm-main. Its gemspec asks for Ruby 3.1.3, so Bundler
+#   cannot take it as it is: the Gemfile names a folder holding a one-line gemspec
+#   (name and version) and a link to the kit's lib/. Its own dependencies (faraday and
+#   the rest) come through RUBYLIB, which Bundler leaves on the load path.
+class RailsApp
+  include AppServer
+
+  ROOT = File.expand_path('../../..', __dir__)
+  KIT = File.expand_path('../shared/gems', ROOT)
+
+  attr_reader :dir, :rails
+
+  def initialize(rails, base)
+    @rails = rails
+    @base = base
+    @dir = File.join(base, "app-#{rails}")
+  end
+
+  def self.kit?(set)
+    File.directory?(File.join(KIT, set))
+  end
+
+  def env
+    kit_libs = Dir[File.join(KIT, 'ruby_llm-main', '*', 'lib')].reject { |lib| lib.include?('/ruby_llm/lib') }
+    kit_libs = rails_kit_libs + kit_libs if rails == '7.2'
+    { 'RUBYLIB' => kit_libs.join(':'), 'BUNDLE_GEMFILE' => File.join(dir, 'Gemfile'),
+      'RAILS_ENV' => 'development', 'DISABLE_SPRING' => '1', 'BUNDLE_FROZEN' => nil,
+      'BUNDLE_PATH' => nil, 'RUBYOPT' => nil }
+  end
+
+  # Runs a command in the application, raising with its output when it fails.
+  def run!(*command, env: {})
+    output, status = Open3.capture2e(self.env.merge(env), *command, chdir: dir)
+    raise "#{command.join(' ')} failed in #{dir}:\n#{output}" unless status.success?
+
+    output
+  end
+
+  def create!
+    FileUtils.mkdir_p(@base)
+    flags = %w[--skip-bundle --skip-git --skip-javascript --skip-action-mailer --skip-action-mailbox
+               --skip-action-text --skip-action-cable --skip-test --skip-system-test --skip-jbuilder
+               --skip-bootsnap -d sqlite3]
+    flags += if rails == '6.1'
+               %w[--skip-webpack-install --skip-sprockets --skip-spring --skip-listen --skip-turbolinks]
+             else
+               %w[--skip-docker --skip-asset-pipeline --skip-hotwire --skip-dev-gems --skip-rubocop --skip-brakeman --skip-ci]
+             end
+    output, status = Open3.capture2e({ 'RUBYLIB' => rails_new_load_path }, *rails_new, 'new', dir, *flags, chdir: @base)
+    raise "rails new failed:\n#{output}" unless status.success?
+
+    write_gemfile
+    run!('bundle', 'install', '--local', '--quiet')
+  end
+
+  def rails_new
+    rails == '6.1' ? ['rails'] : [RbConfig.ruby, '-e', 'require "rails/cli"', '--']
+  end
+
+  def rails_kit_libs
+    Dir[File.join(KIT, 'rails-7.2', '*', 'lib')]
+  end
+
+  def rails_new_load_path
+    rails == '6.1' ? nil : rails_kit_libs.join(':')
+  end
+
+  def write_gemfile
+    ruby_llm = File.join(@base, 'kit', 'ruby_llm')
+    FileUtils.mkdir_p(ruby_llm)
+    FileUtils.ln_sf(File.join(KIT, 'ruby_llm-main', 'ruby_llm', 'lib'), File.join(ruby_llm, 'lib'))
+    version = File.read(File.join(ruby_llm, 'lib/ruby_llm/version.rb'))[/VERSION = ['"](.+?)['"]/, 1]
+    File.write(File.join(ruby_llm, 'ruby_llm.gemspec'), <<~RUBY)
+      Gem::Specification.new { |s| s.name = "ruby_llm"; s.version = #{version.inspect}; s.summary = "the kit's ruby_llm"; s.authors = ["kit"] }
+    RUBY
+    File.write(File.join(dir, 'Gemfile'), <<~RUBY)
+      source "https://rubygems.org"
+      #{rails_gems}
+      gem "sqlite3"
+      gem "webrick"
+      gem "ruby_llm", path: #{ruby_llm.inspect}
+      gem "ruby_llm-file_store", path: #{ROOT.inspect}
+    RUBY
+  end
+
+  # Rails 7.2's frameworks come from the kit through RUBYLIB (their gemspecs name
+  # files the kit leaves out, so Bundler cannot read them); the Gemfile names the
+  # Debian gems they need, which Bundler then lets them load.
+  DEBIAN_FOR_RAILS_72 = %w[i18n tzinfo rack rack-test builder marcel zeitwerk crass nokogiri
+                           connection_pool useragent minitest mini_mime rake].freeze
+
+  def rails_gems
+    return %(gem "railties", "~> 6.1.7"\ngem "activerecord"\ngem "activestorage") if rails == '6.1'
+
+    DEBIAN_FOR_RAILS_72.map { |name| %(gem #{name.inspect}) }.join("\n")
+  end
+
+  # GETs +url+, following redirects as a browser does; returns the last response.
+  def self.get(url, limit: 5)
+    response = Net::HTTP.get_response(URI(url))
+    return response unless response.is_a?(Net::HTTPRedirection)
+    raise "too many redirects at #{url}" if limit.zero?
+
+    get(URI.join(url, response['location']).to_s, limit: limit - 1)
+  end
+end
