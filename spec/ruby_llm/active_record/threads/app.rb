@@ -72,7 +72,7 @@ ActiveRecord::Schema.define do
   create_table(:chats) { |t| t.string :title }
   create_table(:users) { |t| t.string :name }
 end
-Dir[File.join(ActiveStorage::Engine.root, 'db', 'migrate', '*.rb')].sort.each do |file|
+Dir[File.join(ActiveStorage::Engine.root, 'db', 'migrate', '*.rb')].each do |file|
   before = ActiveRecord::Migration.descendants
   load file
   (ActiveRecord::Migration.descendants - before).each { |migration| migration.new.migrate(:up) }
