@@ -150,9 +150,9 @@ module RubyLLM
       end
 
       def refuse_overlap(path)
-        raise ArgumentError, "#{path} is a folder, not a file" if @view.folder?(path)
+        raise ArgumentError, "#{path} is a folder, not a file" if @view.folder?(path, @view.own_scope)
 
-        parent = @view.file_among_parents(path)
+        parent = @view.own_file_among_parents(path)
         raise ArgumentError, "#{parent} is a file, not a folder" if parent
       end
     end
