@@ -81,12 +81,14 @@ module RubyLLM
       def self.purge_if_unused(blob)
         return unless blob
 
-        destroyed = transaction do
-          ChatLock.write_lock(self)
-          next false if ::ActiveStorage::Attachment.exists?(blob_id: blob.id)
+        destroyed = ChatLock.writing(self) do
+          transaction do
+            ChatLock.write_lock(self)
+            next false if ::ActiveStorage::Attachment.exists?(blob_id: blob.id)
 
-          blob.destroy
-          true
+            blob.destroy
+            true
+          end
         end
         blob.delete if destroyed
       rescue ::ActiveRecord::InvalidForeignKey

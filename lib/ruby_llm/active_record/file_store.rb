@@ -5,8 +5,11 @@ RubyLLM::FileStore.require_active_storage!('RubyLLM::ActiveRecord::FileStore')
 require_relative 'chat_file'
 require_relative 'chat_files'
 require_relative 'chat_lock'
+require_relative 'sqlite_wait'
 require_relative 'upload'
 require_relative 'view'
+
+RubyLLM::ActiveRecord::SQLiteWait.hook!
 
 module RubyLLM
   module ActiveRecord
@@ -126,8 +129,11 @@ module RubyLLM
 
       # Each call takes a connection only for as long as it runs, so threads that use a
       # store, such as tools run concurrently, hand theirs back to the pool.
-      def db(&block)
-        ChatFile.connection_pool.with_connection(&block)
+      def db
+        ChatFile.connection_pool.with_connection do |connection|
+          SQLiteWait.adopt(connection, ChatFile)
+          yield
+        end
       end
 
       def text_row(file)
@@ -144,9 +150,9 @@ module RubyLLM
       end
 
       def refuse_overlap(path)
-        raise ArgumentError, "#{path} is a folder, not a file" if @view.folder?(path)
+        raise ArgumentError, "#{path} is a folder, not a file" if @view.folder?(path, @view.own_scope)
 
-        parent = @view.file_among_parents(path)
+        parent = @view.own_file_among_parents(path)
         raise ArgumentError, "#{parent} is a file, not a folder" if parent
       end
     end

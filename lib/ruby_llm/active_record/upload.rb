@@ -32,11 +32,21 @@ module RubyLLM
         @shared.nil?
       end
 
-      # The blob: the shared one, or a new one uploaded to the service now.
+      # The blob: the shared one, or a new one uploaded to the service now. Its row is
+      # inserted first (as Blob.create_and_upload! does, so a key collision is caught
+      # before the upload), under the process's lock on a SQLite database; the bytes go
+      # to the service after, holding no lock.
       def blob
-        @blob ||= @shared || ::ActiveStorage::Blob.create_and_upload!(
-          io: @io, filename: File.basename(@path), content_type: @content_type, identify: false
-        )
+        return @blob if @blob
+        return @blob = @shared if @shared
+
+        @blob = ChatLock.writing(::ActiveStorage::Blob) do
+          ::ActiveStorage::Blob.create_after_unfurling!(
+            io: @io, filename: File.basename(@path), content_type: @content_type, identify: false
+          )
+        end
+        @blob.upload_without_unfurling(@io)
+        @blob
       ensure
         close
       end

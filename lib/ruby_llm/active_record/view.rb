@@ -35,17 +35,24 @@ module RubyLLM
         scope.where(owner_key: @keys.first, path:).to_a.find { |row| row.path == path }
       end
 
-      # Whether +path+ is a folder: some row lies inside it.
-      def folder?(path)
+      # Whether +path+ is a folder: some row lies inside it (among +from+'s rows).
+      def folder?(path, from = scope)
         folder = "#{path}/"
-        paths = scope.where(inside(folder)).pluck(:path)
+        paths = from.where(inside(folder)).pluck(:path)
         paths.any? { |found| found.start_with?(folder) }
       end
 
-      # The folder of +path+ that is a file, if any.
-      def file_among_parents(path)
+      # The rows the store's own owner wrote: a file and a folder of one name clash only
+      # there, so a shared file and an owner's folder of that name (or the reverse) can
+      # both exist, whichever came first.
+      def own_scope
+        scope.where(owner_key: @keys.first)
+      end
+
+      # The folder of +path+ that is a file of the store's own owner, if any.
+      def own_file_among_parents(path)
         parts = path.split('/')[0...-1]
-        parts.each_index.map { |i| parts[0..i].join('/') }.find { |parent| row_at(parent) }
+        parts.each_index.map { |i| parts[0..i].join('/') }.find { |parent| own_row_at(parent) }
       end
 
       private

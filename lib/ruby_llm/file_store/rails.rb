@@ -30,5 +30,10 @@ module RubyLLM
     autoload :ChatFile, File.expand_path('../active_record/chat_file', __dir__)
     autoload :ChatFiles, File.expand_path('../active_record/chat_files', __dir__)
     autoload :FileStore, File.expand_path('../active_record/file_store', __dir__)
+    autoload :SQLiteWait, File.expand_path('../active_record/sqlite_wait', __dir__)
   end
 end
+
+# SQLite connections wait for a busy database without stopping the process's other
+# threads (see SQLiteWait), from the first connection on when Rails is loaded first.
+RubyLLM::ActiveRecord::SQLiteWait.hook! if defined?(ActiveSupport.on_load)

@@ -38,6 +38,37 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore owners', :rails do
     expect(danas.read('plan.md')).to eq('shared plan')
   end
 
+  [%w[shared owner], %w[owner shared]].each do |first, second|
+    it "keeps a shared file and an owner's folder of the same name, the #{first}'s written first" do
+      writes = { 'shared' => -> { shared.write('dir', 'shared file') },
+                 'owner' => -> { danas.write('dir/x.md', "Dana's note") } }
+      writes.fetch(first).call
+      writes.fetch(second).call
+      expect(danas.list.map(&:path)).to eq(%w[dir dir/x.md])
+      expect(danas.read('dir')).to eq('shared file')
+      expect(danas.list('dir').map(&:path)).to eq(%w[dir/x.md])
+      expect(shared.list.map(&:path)).to eq(%w[dir])
+      expect(elis.list.map(&:path)).to eq(%w[dir])
+    end
+
+    it "keeps an owner's file and a shared folder of the same name, the #{first}'s written first" do
+      writes = { 'shared' => -> { shared.write('dir/x.md', 'shared note') },
+                 'owner' => -> { danas.write('dir', "Dana's file") } }
+      writes.fetch(first).call
+      writes.fetch(second).call
+      expect(danas.list.map(&:path)).to eq(%w[dir dir/x.md])
+      expect(danas.read('dir')).to eq("Dana's file")
+      expect(shared.list.map(&:path)).to eq(%w[dir/x.md])
+    end
+  end
+
+  it "still refuses a file and a folder of one name within one owner's files" do
+    danas.write('dir', 'file')
+    expect { danas.write('dir/x.md', 'note') }.to raise_error(ArgumentError, 'dir is a file, not a folder')
+    shared.write('notes/a.md', 'a')
+    expect { shared.write('notes', 'file') }.to raise_error(ArgumentError, 'notes is a folder, not a file')
+  end
+
   it 'keeps owners of different types with the same id apart' do
     team = Team.create!(name: 'Ops')
     user = User.find_or_create_by!(id: team.id) { |found| found.name = 'Same id' }
@@ -132,8 +163,9 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore owners', :rails do
     files.keys.any? { |found| found.start_with?("#{path}/") }
   end
 
+  # A file and a folder of one name clash only among one owner's own files.
   def refusal(model, owner_key, path)
-    files = visible(model, owner_key)
+    files = model.select { |(owner, _), _| owner == owner_key }.to_h { |(_, found), content| [found, content] }
     return "#{path} is a folder, not a file" if folder?(files, path)
 
     parts = path.split('/')[0...-1]
