@@ -16,6 +16,7 @@ mod charset;
 mod dates;
 mod excel;
 pub mod html;
+mod odf;
 mod office;
 mod out;
 pub mod pdf;
