@@ -82,3 +82,17 @@ fn reads_opendocument_presentations() {
         );
     }
 }
+
+#[test]
+fn reads_epub_books_in_spine_order() {
+    let text = convert::office(&fixture("notes.epub")).unwrap();
+    assert!(text.contains("The board met in Lyon"), "{text}");
+    let order = [
+        "Board Minutes",
+        "Open a warehouse in Porto",
+        "Carried unanimously",
+        "Next meeting",
+    ];
+    let at: Vec<usize> = order.iter().map(|w| text.find(w).unwrap()).collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{text}");
+}

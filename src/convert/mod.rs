@@ -14,6 +14,7 @@
 pub mod archive;
 mod charset;
 mod dates;
+mod epub;
 mod excel;
 pub mod html;
 mod odf;

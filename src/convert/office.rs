@@ -5,7 +5,7 @@
 use super::archive::Archive;
 use super::out::Out;
 use super::xml::{self, Node};
-use super::{excel, odf, word, Converted, Refusal};
+use super::{epub, excel, odf, word, Converted, Refusal};
 
 pub(super) const KIND: &str = "Office document";
 
@@ -24,6 +24,8 @@ pub fn office(bytes: &[u8]) -> Converted {
         slides(&mut archive)
     } else if archive.has("content.xml") {
         odf::odf(&mut archive)
+    } else if archive.has("META-INF/container.xml") {
+        epub::epub(&mut archive)
     } else {
         Err(Refusal::unreadable(
             KIND,
