@@ -51,3 +51,48 @@ fn reads_word_headers_footers_notes_and_comments() {
     let text = convert::office(&fixture("notes.docx")).unwrap();
     assert_eq!(text, NOTES);
 }
+
+#[test]
+fn reads_opendocument_text_zipped_and_flat() {
+    for name in ["notes.odt", "notes.fodt"] {
+        let text = convert::office(&fixture(name)).unwrap();
+        // The same as the .docx LibreOffice wrote from it, the comment's author aside.
+        assert_eq!(text, NOTES, "{name}");
+    }
+}
+
+#[test]
+fn reads_opendocument_spreadsheets_with_dates_and_hidden_sheets() {
+    let expected = DATES
+        .replace("1250.5", "1,250.50")
+        .replace("\t980\n", "\t980.00\n");
+    for name in ["dates.ods", "dates.fods"] {
+        assert_eq!(convert::office(&fixture(name)).unwrap(), expected, "{name}");
+    }
+}
+
+#[test]
+fn reads_opendocument_presentations() {
+    for name in ["deck.odp", "deck.fodp"] {
+        assert_eq!(
+            convert::office(&fixture(name)).unwrap(),
+            "## Slide 1\nLaunch Plan\nShip the beta in March\nHire two engineers\n\n\
+             ## Slide 2\nBudget\nItem | Cost\nServers | 4000\n",
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn reads_epub_books_in_spine_order() {
+    let text = convert::office(&fixture("notes.epub")).unwrap();
+    assert!(text.contains("The board met in Lyon"), "{text}");
+    let order = [
+        "Board Minutes",
+        "Open a warehouse in Porto",
+        "Carried unanimously",
+        "Next meeting",
+    ];
+    let at: Vec<usize> = order.iter().map(|w| text.find(w).unwrap()).collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{text}");
+}

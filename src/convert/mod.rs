@@ -14,8 +14,10 @@
 pub mod archive;
 mod charset;
 mod dates;
+mod epub;
 mod excel;
 pub mod html;
+mod odf;
 mod office;
 mod out;
 pub mod pdf;

@@ -5,12 +5,16 @@
 use super::archive::Archive;
 use super::out::Out;
 use super::xml::{self, Node};
-use super::{excel, word, Converted, Refusal};
+use super::{epub, excel, odf, word, Converted, Refusal};
 
 pub(super) const KIND: &str = "Office document";
 
-/// The text of a .docx, .xlsx or .pptx file.
+/// The text of a .docx, .xlsx or .pptx file, an OpenDocument file (.odt, .ods,
+/// .odp, zipped or flat) or an EPUB book.
 pub fn office(bytes: &[u8]) -> Converted {
+    if odf::is_flat(bytes) {
+        return odf::flat(bytes);
+    }
     let mut archive = Archive::open(bytes, KIND)?;
     if archive.has("word/document.xml") {
         word::word(&mut archive)
@@ -18,10 +22,14 @@ pub fn office(bytes: &[u8]) -> Converted {
         excel::excel(&mut archive)
     } else if archive.has("ppt/presentation.xml") {
         slides(&mut archive)
+    } else if archive.has("content.xml") {
+        odf::odf(&mut archive)
+    } else if archive.has("META-INF/container.xml") {
+        epub::epub(&mut archive)
     } else {
         Err(Refusal::unreadable(
             KIND,
-            "no Word, Excel or PowerPoint part",
+            "no Word, Excel, PowerPoint, OpenDocument or EPUB part",
         ))
     }
 }
