@@ -52,6 +52,7 @@ where
         // Called by Ruby on another thread, holding the GVL: only sets the flag.
         (*(data as *const AtomicBool)).store(true, Ordering::SeqCst);
     }
+    let mut refused = 0;
     loop {
         // The `2` variant neither runs the work when an interrupt is already
         // pending nor raises one on return, so no Ruby exception unwinds
@@ -70,13 +71,17 @@ where
         match slot.1.take() {
             Some(Ok(value)) => return Ok(value),
             Some(Err(panic)) => return Err(errors::internal(ruby, panic_message(&panic))),
-            // Interrupted before it started by something that raised nothing: a
-            // signal whose trap returns, or an interrupt deferred by
-            // Thread.handle_interrupt, which would keep refusing to start it.
-            // Run it here, holding the GVL.
+            // Not started because an interrupt was pending that raised nothing:
+            // another thread asking for the GVL, or a signal whose trap returns.
+            // Handling it cleared it, so try again. An interrupt deferred by
+            // Thread.handle_interrupt stays pending and would refuse every try:
+            // after a few, the work runs here, holding the GVL.
             None => {
                 flag.store(false, Ordering::SeqCst);
-                unsafe { call::<F, T>(&mut slot as *mut _ as *mut c_void) };
+                refused += 1;
+                if refused >= 10 {
+                    unsafe { call::<F, T>(&mut slot as *mut _ as *mut c_void) };
+                }
             }
         }
     }
