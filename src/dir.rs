@@ -152,8 +152,9 @@ impl Root {
                 if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
                     return Ok(None);
                 }
-                let content_type =
-                    content_type::from_name(&path).unwrap_or_else(|| self.sniffed_type(&path));
+                let content_type = kept_type_of(fd.as_fd())
+                    .or_else(|| content_type::from_name(&path))
+                    .unwrap_or_else(|| self.sniffed_type(&path));
                 return Ok(Some(walk::entry_of(&path, &stat, content_type)));
             }
             // Missing, or a link or a file on the way: either way no file of the store.
@@ -252,7 +253,19 @@ impl Root {
 
     /// Writes `bytes` to `path` atomically, replacing any file there.
     pub fn write(&self, path: &str, bytes: &[u8]) -> Result<Entry> {
+        self.write_typed(path, bytes, None)
+    }
+
+    /// Writes `bytes` to `path` atomically; a `content_type` given is kept with
+    /// the file (see `AtomicWriter::keep_content_type`).
+    pub fn write_typed(
+        &self,
+        path: &str,
+        bytes: &[u8],
+        content_type: Option<String>,
+    ) -> Result<Entry> {
         let mut writer = self.writer(path)?;
+        writer.keep_content_type(content_type);
         writer.write_all(bytes)?;
         writer.commit()
     }
@@ -349,8 +362,36 @@ fn refuse_hidden(path: &str) -> Result<()> {
     Ok(())
 }
 
-/// The content type of a file in a listing: from its name, or its first bytes.
+/// The extended attribute that keeps a content type given to a write.
+pub const TYPE_ATTRIBUTE: &str = "user.ruby_llm.content_type";
+
+/// The content type a write was given for the file `name` in `dir`, kept in its
+/// extended attribute, where the file system has them.
+fn kept_type(dir: std::os::fd::BorrowedFd<'_>, name: &str) -> Option<String> {
+    use std::os::fd::AsRawFd;
+    // The descriptor's path in /proc reaches the file without following a link
+    // at `name`: lgetxattr reads the attribute of the name itself.
+    let path = format!("/proc/self/fd/{}/{name}", dir.as_raw_fd());
+    let mut value = [0u8; 256];
+    let len = rustix::fs::lgetxattr(path.as_str(), TYPE_ATTRIBUTE, &mut value).ok()?;
+    String::from_utf8(value[..len].to_vec()).ok()
+}
+
+/// The content type kept for the file open as `fd` (an `O_PATH` descriptor too).
+fn kept_type_of(fd: std::os::fd::BorrowedFd<'_>) -> Option<String> {
+    use std::os::fd::AsRawFd;
+    let path = format!("/proc/self/fd/{}", fd.as_raw_fd());
+    let mut value = [0u8; 256];
+    let len = rustix::fs::getxattr(path.as_str(), TYPE_ATTRIBUTE, &mut value).ok()?;
+    String::from_utf8(value[..len].to_vec()).ok()
+}
+
+/// The content type of a file in a listing: the one given to its write, else from
+/// its name, or its first bytes.
 fn listed_type(dir: std::os::fd::BorrowedFd<'_>, name: &str) -> String {
+    if let Some(ty) = kept_type(dir, name) {
+        return ty;
+    }
     if let Some(ty) = content_type::from_name(name) {
         return ty;
     }

@@ -296,3 +296,22 @@ fn sweeps_the_leftovers_of_dead_writers_only() {
     assert!(base.join("a/.keep.tmp").exists());
     assert_eq!(root.read("a/doc.txt").unwrap(), b"whole");
 }
+
+#[test]
+fn keeps_a_given_content_type() {
+    let (_tmp, root) = store();
+    let written = root
+        .write_typed("data", b"{}", Some("application/json".to_string()))
+        .unwrap();
+    assert_eq!(written.content_type, "application/json");
+    assert_eq!(
+        root.stat("data").unwrap().unwrap().content_type,
+        "application/json"
+    );
+    assert_eq!(root.list(None).unwrap()[0].content_type, "application/json");
+    root.write("data", b"{}").unwrap();
+    assert_eq!(
+        root.stat("data").unwrap().unwrap().content_type,
+        "text/plain"
+    );
+}

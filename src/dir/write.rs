@@ -31,6 +31,7 @@ pub struct AtomicWriter {
     file: Option<File>,
     hasher: Sha256,
     head: Vec<u8>,
+    content_type: Option<String>,
 }
 
 impl AtomicWriter {
@@ -66,7 +67,15 @@ impl AtomicWriter {
             file: Some(File::from(fd)),
             hasher: Sha256::new(),
             head: Vec::new(),
+            content_type: None,
         })
+    }
+
+    /// Keeps `content_type` as the file's type instead of the one detected from
+    /// its name and content: in an extended attribute where the file system has
+    /// them, and in the entry `commit` returns in any case.
+    pub fn keep_content_type(&mut self, content_type: Option<String>) {
+        self.content_type = content_type.filter(|ty| !ty.is_empty() && ty.len() <= 255);
     }
 
     /// Appends `bytes` to what will be written.
@@ -88,6 +97,15 @@ impl AtomicWriter {
     /// which leaves the old file, whole. Old or new, never part of either.
     pub fn commit(mut self) -> Result<Entry> {
         let file = self.file.take().ok_or_else(|| finished(&self.path))?;
+        if let Some(ty) = &self.content_type {
+            // Unsupported on some file systems: the type is then detected on reads.
+            let _ = rustix::fs::fsetxattr(
+                &file,
+                super::TYPE_ATTRIBUTE,
+                ty.as_bytes(),
+                rustix::fs::XattrFlags::empty(),
+            );
+        }
         file.sync_all().map_err(|e| Error::io(&self.path, e))?;
         let stat = rustix::fs::fstat(&file).map_err(|e| Error::io(&self.path, e))?;
         drop(file);
@@ -102,7 +120,10 @@ impl AtomicWriter {
             e => Error::io(&self.path, e),
         })?;
         self.temp.clear();
-        let content_type = content_type::detect(&self.path, &self.head);
+        let content_type = self
+            .content_type
+            .take()
+            .unwrap_or_else(|| content_type::detect(&self.path, &self.head));
         let mut entry = entry_of(&self.path, &stat, content_type);
         entry.digest = Some(hex::encode(std::mem::take(&mut self.hasher).finalize()));
         Ok(entry)

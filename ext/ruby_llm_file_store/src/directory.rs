@@ -165,17 +165,29 @@ impl Directory {
         rb_self: &Self,
         path: StorePath,
         content: RString,
+        content_type: Option<String>,
     ) -> Result<EntryTuple, Error> {
         let path = path.0;
 
         let bytes = crate::writer::owned_bytes(content);
-        Ok(tuple(off_gvl(ruby, || rb_self.root.write(&path, &bytes))?))
+        Ok(tuple(off_gvl(ruby, || {
+            rb_self
+                .root
+                .write_typed(&path, &bytes, content_type.clone())
+        })?))
     }
 
-    fn writer(ruby: &Ruby, rb_self: &Self, path: StorePath) -> Result<Writer, Error> {
+    fn writer(
+        ruby: &Ruby,
+        rb_self: &Self,
+        path: StorePath,
+        content_type: Option<String>,
+    ) -> Result<Writer, Error> {
         let path = path.0;
 
-        Ok(Writer::new(off_gvl(ruby, || rb_self.root.writer(&path))?))
+        let mut writer = off_gvl(ruby, || rb_self.root.writer(&path))?;
+        writer.keep_content_type(content_type);
+        Ok(Writer::new(writer))
     }
 
     fn delete(ruby: &Ruby, rb_self: &Self, path: StorePath) -> Result<Option<EntryTuple>, Error> {
@@ -354,8 +366,8 @@ pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
     class.define_method("stat", method!(Directory::stat, 1))?;
     class.define_method("read", method!(Directory::read, 1))?;
     class.define_method("digest_of", method!(Directory::digest_of, 4))?;
-    class.define_method("write", method!(Directory::write, 2))?;
-    class.define_method("writer", method!(Directory::writer, 1))?;
+    class.define_method("write", method!(Directory::write, 3))?;
+    class.define_method("writer", method!(Directory::writer, 2))?;
     class.define_method("delete", method!(Directory::delete, 1))?;
     class.define_method("lock", method!(Directory::lock, 0))?;
     class.define_method("sweep_leftovers", method!(Directory::sweep_leftovers, 1))?;

@@ -39,15 +39,17 @@ module RubyLLM
         native(path) { |name| @native.read(name) }
       end
 
-      # Writes atomically: a reader sees the old file or the new one, never part. The
-      # content type of a folder's file comes from its name, so +content_type+ is not
-      # kept.
-      def write(path, content, content_type: nil) # rubocop:disable Lint/UnusedMethodArgument
+      # Writes atomically: a reader sees the old file or the new one, never part. A
+      # +content_type+ given is kept in the file's extended attribute
+      # +user.ruby_llm.content_type+ where the file system has them (and returned
+      # either way); otherwise the type comes from the name and the content.
+      def write(path, content, content_type: nil)
         path = FileStore.path(path)
+        content_type = content_type&.to_s
         entry = if content.is_a?(String)
-                  @native.write(path, content)
+                  @native.write(path, content, content_type)
                 elsif content.respond_to?(:read)
-                  write_stream(path, content)
+                  write_stream(path, content, content_type)
                 else
                   raise ArgumentError, "content for #{path} must be a String or an IO, not #{content.class}"
                 end
@@ -119,8 +121,8 @@ module RubyLLM
       # Writes what each read returns: an IO-like object may hand back its chunk
       # without filling the buffer it was given. The temporary file is removed
       # unless the write commits, whatever ends it (an error, Thread#kill).
-      def write_stream(path, io)
-        writer = @native.writer(path)
+      def write_stream(path, io, content_type)
+        writer = @native.writer(path, content_type)
         committed = nil
         begin
           buffer = String.new(capacity: CHUNK, encoding: Encoding::BINARY)

@@ -52,7 +52,7 @@ RSpec.describe 'Bad input', :native do
   end
 
   it 'refuses to use a finished write' do
-    writer = RubyLLM::FileStore::Native::Directory.open(store.local_root).writer('w.txt')
+    writer = RubyLLM::FileStore::Native::Directory.open(store.local_root).writer('w.txt', nil)
     writer.write('x')
     writer.commit
     expect { writer.write('y') }.to raise_error(ArgumentError, 'the write is already finished')

@@ -171,6 +171,17 @@ RSpec.describe RubyLLM::FileStore::Directory, :native do
     expect(Dir.children(root)).to eq(['.ruby_llm_file_store.lock'])
   end
 
+  it 'keeps a content type given to write, from a String or an IO, and detects it when none is given' do
+    expect(store.write('data', '{}', content_type: 'application/json').content_type).to eq('application/json')
+    expect(store.write('feed', StringIO.new('<rss/>'), content_type: 'application/rss+xml').content_type)
+      .to eq('application/rss+xml')
+    reopened = described_class.new(root)
+    expect(reopened['data'].content_type).to eq('application/json')
+    expect(reopened.list.map(&:content_type)).to eq(%w[application/json application/rss+xml])
+    store.write('data', '{}')
+    expect(reopened['data'].content_type).to eq('text/plain')
+  end
+
   it 'computes a listed file digest when asked' do
     store.write('a.txt', 'abc')
     expect(store.list.first.digest).to eq(Digest::SHA256.hexdigest('abc'))
