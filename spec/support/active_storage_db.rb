@@ -40,13 +40,18 @@ module ActiveStorageDB
     raise LoadError, load_error unless available?
 
     boot_active_storage
-    ActiveRecord::Base.establish_connection(adapter: 'sqlite3', database:, pool: 16, timeout: 20_000)
-    # Write-ahead logging, as Rails 7.1 and later set up SQLite: readers do not wait
-    # for a writer. The setting stays with the database file.
-    ActiveRecord::Base.connection.execute('PRAGMA journal_mode = WAL')
+    if ActiveStorageServers.url
+      ActiveRecord::Base.establish_connection(ActiveStorageServers.url)
+      ActiveStorageServers.drop_tables
+    else
+      ActiveRecord::Base.establish_connection(adapter: 'sqlite3', database:, pool: 16, timeout: 20_000)
+      # Write-ahead logging, as Rails 7.1 and later set up SQLite: readers do not wait
+      # for a writer. The setting stays with the database file.
+      ActiveRecord::Base.connection.execute('PRAGMA journal_mode = WAL')
+    end
     ActiveRecord::Migration.verbose = false
     create_active_storage_tables
-    create_chat_tables
+    RailsModels.create_tables
     ActiveRecord::Migration.run(ChatFilesMigration.migration_class)
     @set_up = true
   end
@@ -62,12 +67,16 @@ module ActiveStorageDB
     ActiveRecord::Base.include(ActiveStorage::Reflection::ActiveRecordExtensions)
     ActiveRecord::Reflection.singleton_class.prepend(ActiveStorage::Reflection::ReflectionExtension)
     ActiveStorage.verifier = ActiveSupport::MessageVerifier.new('ruby_llm-file_store specs')
+    quiet_jobs
+    ActiveStorage::Blob.services = ActiveStorage::Service::Registry.new(test: ActiveStorageServers.service_configuration(blob_root))
+    ActiveStorage::Blob.service = ActiveStorage::Blob.services.fetch(:test)
+  end
+
+  # Jobs (blob analysis) are enqueued and left, as a test adapter does; no logs.
+  def quiet_jobs
     ActiveStorage.logger = ActiveRecord::Base.logger = Logger.new(nil)
-    # Jobs (blob analysis) are enqueued and left, as a test adapter does.
     ActiveJob::Base.queue_adapter = :test
     ActiveJob::Base.logger = Logger.new(nil)
-    ActiveStorage::Blob.services = ActiveStorage::Service::Registry.new(test: { service: 'Disk', root: blob_root })
-    ActiveStorage::Blob.service = ActiveStorage::Blob.services.fetch(:test)
   end
 
   def blob_root
@@ -111,23 +120,6 @@ module ActiveStorageDB
       end
     end
   end
-
-  # A chat, its messages with an attachment each may have, and users who own files.
-  def create_chat_tables
-    ActiveRecord::Schema.define do
-      create_table(:chats) do |t|
-        t.string :model_id, :title
-        t.timestamps
-      end
-      create_table(:messages) do |t|
-        t.references :chat
-        t.text :content
-        t.timestamps
-      end
-      create_table(:users) { |t| t.string :name }
-      create_table(:teams) { |t| t.string :name }
-    end
-  end
 end
 
 module ChatFilesMigration
@@ -139,7 +131,9 @@ module ChatFilesMigration
     migration_version = "[#{ActiveRecord::Migration.current_version}]"
     migration_class_name = 'CreateRubyLLMChatFiles' # read by the template
     source = ERB.new(File.read(template), trim_mode: '-').result(binding)
-    Module.new.module_eval("#{source}\nCreateRubyLLMChatFiles", template, 1) # rubocop:disable Style/EvalWithLocation
+    namespace = Module.new
+    namespace.module_eval(source, template, 1)
+    namespace.constants.map { |name| namespace.const_get(name) }.find { |found| found < ActiveRecord::Migration }
   end
 end
 

@@ -6,6 +6,23 @@
 module RailsModels
   module_function
 
+  # A chat, its messages with an attachment each may have, and users who own files.
+  def create_tables
+    ActiveRecord::Schema.define do
+      create_table(:chats) do |t|
+        t.string :model_id, :title
+        t.timestamps
+      end
+      create_table(:messages) do |t|
+        t.references :chat
+        t.text :content
+        t.timestamps
+      end
+      create_table(:users) { |t| t.string :name }
+      create_table(:teams) { |t| t.string :name }
+    end
+  end
+
   def define
     return if defined?(::Chat)
 

@@ -81,6 +81,7 @@ template = File.expand_path(
   '../../../../lib/generators/ruby_llm_file_store/templates/create_ruby_llm_chat_files.rb.tt', __dir__
 )
 migration_version = "[#{ActiveRecord::Migration.current_version}]"
+migration_class_name = 'CreateRubyLLMChatFiles' # read by the template
 before = ActiveRecord::Migration.descendants
 eval(ERB.new(File.read(template), trim_mode: '-').result(binding), TOPLEVEL_BINDING, template) # rubocop:disable Security/Eval
 (ActiveRecord::Migration.descendants - before).each { |migration| migration.new.migrate(:up) }

@@ -1,0 +1,86 @@
+# frozen_string_literal: true
+
+# What production runs on: several app server processes, each with threads, on one
+# chat. Runs on SQLite in the plain suite and on PostgreSQL, MariaDB and an S3 bucket
+# under bin/test-databases (ActiveStorageServers).
+RSpec.describe 'RubyLLM::ActiveRecord::FileStore on the application database and service', :rails do
+  let!(:chat) { Chat.create!(model_id: 'gpt-4.1-mini') }
+  let(:files) { RubyLLM::ActiveRecord::ChatFile }
+
+  def orphan_blobs
+    ActiveStorage::Blob.where.not(id: ActiveStorage::Attachment.select(:blob_id)).count
+  end
+
+  # Objects on the service that no blob row names.
+  def orphan_objects
+    ActiveStorageServers.stored_keys - ActiveStorage::Blob.pluck(:key)
+  end
+
+  it 'keeps paths that differ only by case or Unicode normalisation apart' do
+    store = RubyLLM.file_store.active_storage(chat)
+    paths = ['Notes.md', 'notes.md', "caf\u00e9.md", "cafe\u0301.md"]
+    paths.each { |path| store.write(path, path) }
+    expect(store.list.map(&:path)).to match_array(paths)
+    paths.each { |path| expect(store.read(path)).to eq(path.b) }
+    expect(files.where(chat_id: chat.id).count).to eq(4)
+  end
+
+  it 'leaves no orphan blob or stored object after failed and rolled-back writes and chat.destroy' do
+    store = RubyLLM.file_store.active_storage(chat, owner: User.create!(name: 'Dana'))
+    store.write('keep.txt', 'kept')
+    store.write('dir/x.md', 'x')
+    expect { store.write('dir', 'clash') }.to raise_error(ArgumentError)
+    expect do
+      store.with_lock do
+        store.write('rolled-back.txt', 'gone')
+        raise 'undo'
+      end
+    end.to raise_error('undo')
+    store.write('keep.txt', 'replaced')
+    expect(store['rolled-back.txt']).to be_nil
+    expect([orphan_blobs, orphan_objects]).to eq([0, []])
+
+    chat.destroy
+    expect(files.where(chat_id: chat.id).count).to eq(0)
+    expect([orphan_blobs, orphan_objects]).to eq([0, []])
+  end
+
+  it 'counts exactly with 3 processes x 4 threads writing, deleting and incrementing one chat' do
+    RubyLLM.file_store.active_storage(chat).write('counter.txt', '0')
+    processes = 3
+    threads = 4
+    rounds = 6
+    pids = Array.new(processes) do |p|
+      fork do
+        ActiveRecord::Base.connection_pool.disconnect!
+        workers = Array.new(threads) do |t|
+          Thread.new do
+            store = RubyLLM.file_store.active_storage(Chat.find(chat.id))
+            rounds.times do |i|
+              store.write("p#{p}/t#{t}/#{i}.txt", "#{p} #{t} #{i}")
+              store.write("p#{p}/t#{t}/gone-#{i}.txt", 'soon deleted')
+              store.delete("p#{p}/t#{t}/gone-#{i}.txt")
+              store.with_lock do
+                value = Integer(store.read('counter.txt'))
+                store.write('counter.txt', (value + 1).to_s)
+              end
+            end
+          end
+        end
+        workers.each(&:join)
+        exit!(0)
+      rescue Exception => e # rubocop:disable Lint/RescueException
+        warn "process #{p}: #{e.class}: #{e.message}\n#{e.backtrace.first(8).join("\n")}"
+        exit!(1)
+      end
+    end
+    expect(pids.map { |pid| Process.wait2(pid).last.exitstatus }).to all(eq(0))
+
+    ActiveRecord::Base.connection_pool.disconnect!
+    store = RubyLLM.file_store.active_storage(chat)
+    expect(store.read('counter.txt')).to eq((processes * threads * rounds).to_s)
+    expect(store.list.size).to eq((processes * threads * rounds) + 1)
+    expect(files.where(chat_id: chat.id).group(:owner_key, :path).having('COUNT(*) > 1').count).to be_empty
+    expect([orphan_blobs, orphan_objects]).to eq([0, []])
+  end
+end

@@ -1,0 +1,47 @@
+# frozen_string_literal: true
+
+# The servers bin/test-databases starts (bin/db-servers): which database and S3 server
+# the :rails specs use instead of SQLite and the Disk service, when set.
+module ActiveStorageServers
+  module_function
+
+  # RUBY_LLM_FILE_STORE_DATABASE_URL runs the :rails specs on that database instead
+  # (bin/test-databases: PostgreSQL, MariaDB), from empty tables.
+  def url
+    ENV.fetch('RUBY_LLM_FILE_STORE_DATABASE_URL', nil)
+  end
+
+  # RUBY_LLM_FILE_STORE_S3_ENDPOINT keeps the blobs in a bucket of that S3 server.
+  def s3_endpoint
+    ENV.fetch('RUBY_LLM_FILE_STORE_S3_ENDPOINT', nil)
+  end
+
+  def drop_tables
+    connection = ActiveRecord::Base.connection
+    %w[ruby_llm_chat_files active_storage_variant_records active_storage_attachments active_storage_blobs
+       messages chats users teams].each { |table| connection.drop_table(table, if_exists: true) }
+  end
+
+  def service_configuration(blob_root)
+    return { service: 'Disk', root: blob_root } unless s3_endpoint
+
+    require 'aws-sdk-s3'
+    # A Rails application loads every core extension; Active Storage's S3 service needs this one.
+    require 'active_support/core_ext/object/inclusion'
+    bucket = "ruby-llm-file-store-#{Process.pid}"
+    options = { endpoint: s3_endpoint, force_path_style: true, region: 'us-east-1',
+                access_key_id: 'test', secret_access_key: 'test' }
+    Aws::S3::Client.new(**options).create_bucket(bucket:)
+    { service: 'S3', bucket:, **options }
+  end
+
+  # The keys of the objects in the S3 bucket, or of the files on the Disk service.
+  def stored_keys
+    service = ActiveStorage::Blob.service
+    if s3_endpoint
+      service.bucket.objects.map(&:key)
+    else
+      Dir[File.join(ActiveStorageDB.blob_root, '**', '*')].select { |path| File.file?(path) }.map { |path| File.basename(path) }
+    end
+  end
+end
