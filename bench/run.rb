@@ -12,7 +12,7 @@ require 'tmpdir'
 
 N = Integer(ARGV.fetch(0, 30))
 NATIVE = RubyLLM::FileStore::Native
-LIMITS = [30, 2 << 30, 256 << 20, 64, 20_000].freeze
+LIMITS = [30, 2 << 30, 256 << 20, 256 << 20, 64, 20_000].freeze
 
 def best(count)
   Array.new(count) do

@@ -27,6 +27,9 @@ pub struct Stamp {
     pub size: u64,
     /// Modification time, in nanoseconds since the epoch.
     pub mtime_ns: i128,
+    /// Whether the name, or a folder's on the way, is not UTF-8: the store cannot
+    /// hold it, and it is kept under its lossy form only to be reported.
+    pub unnamed: bool,
 }
 
 /// Every regular file below a folder, by path relative to it.
@@ -41,6 +44,9 @@ pub struct Changes {
     pub changed: Vec<String>,
     /// Files that are gone.
     pub deleted: Vec<String>,
+    /// Created or changed files whose names are not UTF-8 (shown with U+FFFD), in
+    /// none of the other lists.
+    pub unnamed: Vec<String>,
 }
 
 /// Takes the snapshot of `root`: each regular file's size and mtime, symbolic links
@@ -49,23 +55,25 @@ pub fn take(root: &Path) -> Result<Snapshot> {
     let shown = root.display().to_string();
     let fd = rustix::fs::open(root, DIR_FLAGS, Mode::empty()).map_err(|e| Error::io(&shown, e))?;
     let mut files = Snapshot::new();
-    let mut pending: Vec<(OwnedFd, String)> = vec![(fd, String::new())];
-    while let Some((dir_fd, prefix)) = pending.pop() {
+    let mut pending: Vec<(OwnedFd, String, bool)> = vec![(fd, String::new(), false)];
+    while let Some((dir_fd, prefix, unnamed_dir)) = pending.pop() {
         let at = if prefix.is_empty() { &shown } else { &prefix };
         for item in Dir::read_from(&dir_fd).map_err(|e| Error::io(at, e))? {
             let item = item.map_err(|e| Error::io(at, e))?;
-            let Ok(name) = item.file_name().to_str() else {
-                continue;
+            let raw = item.file_name();
+            let (name, unnamed) = match raw.to_str() {
+                Ok(name) => (name.to_string(), unnamed_dir),
+                Err(_) => (String::from_utf8_lossy(raw.to_bytes()).into_owned(), true),
             };
             if name.starts_with('.') {
                 continue;
             }
             let path = if prefix.is_empty() {
-                name.to_string()
+                name.clone()
             } else {
                 format!("{prefix}/{name}")
             };
-            let stat = match rustix::fs::statat(&dir_fd, name, AtFlags::SYMLINK_NOFOLLOW) {
+            let stat = match rustix::fs::statat(&dir_fd, raw, AtFlags::SYMLINK_NOFOLLOW) {
                 Ok(stat) => stat,
                 Err(Errno::NOENT) => continue,
                 Err(e) => return Err(Error::io(&path, e)),
@@ -75,11 +83,18 @@ pub fn take(root: &Path) -> Result<Snapshot> {
                     let mtime_ns =
                         stat.st_mtime as i128 * 1_000_000_000 + stat.st_mtime_nsec as i128;
                     let size = stat.st_size as u64;
-                    files.insert(path, Stamp { size, mtime_ns });
+                    files.insert(
+                        path,
+                        Stamp {
+                            size,
+                            mtime_ns,
+                            unnamed,
+                        },
+                    );
                 }
                 FileType::Directory => {
-                    match rustix::fs::openat(dir_fd.as_fd(), name, DIR_FLAGS, Mode::empty()) {
-                        Ok(fd) => pending.push((fd, path)),
+                    match rustix::fs::openat(dir_fd.as_fd(), raw, DIR_FLAGS, Mode::empty()) {
+                        Ok(fd) => pending.push((fd, path, unnamed)),
                         // Gone, or swapped for a link since the stat: nothing to list.
                         Err(Errno::NOENT | Errno::LOOP | Errno::NOTDIR | Errno::ACCESS) => {}
                         Err(e) => return Err(Error::io(&path, e)),
@@ -96,6 +111,12 @@ pub fn take(root: &Path) -> Result<Snapshot> {
 pub fn diff(before: &Snapshot, after: &Snapshot) -> Changes {
     let mut changes = Changes::default();
     for (path, stamp) in after {
+        if stamp.unnamed {
+            if before.get(path) != Some(stamp) {
+                changes.unnamed.push(path.clone());
+            }
+            continue;
+        }
         match before.get(path) {
             None => changes.created.push(path.clone()),
             Some(old) if old != stamp => changes.changed.push(path.clone()),
@@ -103,8 +124,9 @@ pub fn diff(before: &Snapshot, after: &Snapshot) -> Changes {
         }
     }
     changes.deleted = before
-        .keys()
-        .filter(|path| !after.contains_key(*path))
+        .iter()
+        .filter(|(path, stamp)| !stamp.unnamed && !after.contains_key(*path))
+        .map(|(path, _)| path)
         .cloned()
         .collect();
     changes
@@ -175,6 +197,27 @@ mod tests {
         assert_eq!(changes.created, vec!["new.png"]);
         assert_eq!(changes.changed, vec!["resized.txt", "touched.txt"]);
         assert_eq!(changes.deleted, vec!["gone.txt"]);
+    }
+
+    #[test]
+    fn a_name_that_is_not_utf8_is_reported_apart() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        let before = take(dir.path()).unwrap();
+        let latin1 = std::ffi::OsStr::from_bytes(b"caf\xe9.txt");
+        fs::write(dir.path().join(latin1), "x").unwrap();
+        fs::create_dir(dir.path().join(latin1).with_extension("d")).unwrap();
+        fs::write(
+            dir.path().join(latin1).with_extension("d").join("in.txt"),
+            "x",
+        )
+        .unwrap();
+        let changes = diff(&before, &take(dir.path()).unwrap());
+        assert!(changes.created.is_empty(), "{changes:?}");
+        assert_eq!(
+            changes.unnamed,
+            vec!["caf\u{fffd}.d/in.txt", "caf\u{fffd}.txt"]
+        );
     }
 
     #[test]

@@ -1,8 +1,14 @@
-//! A pids cgroup per run, where the machine lets us make one: the kernel then
-//! refuses a fork past the limit, for root too, whom RLIMIT_NPROC never stops.
+//! The run's cgroups, where the machine lets us make them: a pids one, so the kernel
+//! refuses a fork past the limit (for root too, whom RLIMIT_NPROC never stops), and
+//! a memory one, so every process of the run and the files it keeps in its /tmp
+//! share one ceiling. Both are made and sized here, outside the sandbox, which does
+//! not see /sys and has no capability to mount a cgroup hierarchy of its own.
+//!
+//! cgroup v2 (one unified hierarchy: `pids.max`, `memory.max`) and v1 (one
+//! hierarchy per controller: `pids.max`, `memory.limit_in_bytes`) are both handled.
 
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -10,70 +16,130 @@ use rustix::fs::{Mode, OFlags};
 
 static NEXT: AtomicU64 = AtomicU64::new(0);
 
-/// A cgroup of the pids controller made for one run, removed after it.
-pub(super) struct Pids {
+/// One cgroup made for one run, removed after it.
+struct Group {
     path: PathBuf,
     procs: OwnedFd,
 }
 
-impl Pids {
-    /// Makes a cgroup allowing `max` processes, or `None` where none can be made.
-    pub fn create(max: u64) -> Option<Pids> {
+/// The cgroups of one run: each controller that could be limited here.
+pub(super) struct Groups {
+    groups: Vec<Group>,
+    /// Whether a pids limit is in force.
+    pub pids: bool,
+    /// Whether a memory limit is in force.
+    pub memory: bool,
+}
+
+impl Groups {
+    /// Makes the run's cgroups with at most `processes` processes and `memory`
+    /// bytes; each controller that cannot be used here is left out.
+    pub fn create(processes: u64, memory: u64) -> Groups {
         let name = format!(
             "ruby_llm_run_{}_{}",
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         );
-        candidates().into_iter().find_map(|base| {
+        let mut groups = Groups {
+            groups: Vec::new(),
+            pids: false,
+            memory: false,
+        };
+        let mem = memory.to_string();
+        for (base, kind) in bases() {
+            let v2 = kind == Kind::Unified;
+            let pids = [("pids.max", processes.to_string())];
+            let memory_files: Vec<(&str, String)> = if v2 {
+                vec![("memory.max", mem.clone()), ("memory.swap.max", "0".into())]
+            } else {
+                vec![
+                    ("memory.limit_in_bytes", mem.clone()),
+                    ("memory.memsw.limit_in_bytes", mem.clone()),
+                ]
+            };
+            let wanted_pids = !groups.pids && kind != Kind::Memory;
+            let wanted_memory = !groups.memory && kind != Kind::Pids;
+            if !(wanted_pids || wanted_memory) {
+                continue;
+            }
             let path = base.join(&name);
-            std::fs::create_dir(&path).ok()?;
-            let made = std::fs::write(path.join("pids.max"), max.to_string())
-                .ok()
-                .and_then(|_| {
-                    rustix::fs::open(
-                        path.join("cgroup.procs"),
-                        OFlags::WRONLY | OFlags::CLOEXEC,
-                        Mode::empty(),
-                    )
-                    .ok()
-                });
-            match made {
-                Some(procs) => Some(Pids { path, procs }),
-                None => {
+            if std::fs::create_dir(&path).is_err() {
+                continue;
+            }
+            let set_pids = wanted_pids && set_all(&path, &pids, 1);
+            let set_memory = wanted_memory && set_all(&path, &memory_files, 1);
+            let procs = rustix::fs::open(
+                path.join("cgroup.procs"),
+                OFlags::WRONLY | OFlags::CLOEXEC,
+                Mode::empty(),
+            );
+            match procs {
+                Ok(procs) if set_pids || set_memory => {
+                    groups.pids |= set_pids;
+                    groups.memory |= set_memory;
+                    groups.groups.push(Group { path, procs });
+                }
+                _ => {
                     let _ = std::fs::remove_dir(&path);
-                    None
                 }
             }
-        })
+        }
+        groups
     }
 
-    /// The descriptor the child writes itself into before exec.
-    pub fn attach_fd(&self) -> RawFd {
-        self.procs.as_raw_fd()
+    /// The descriptors the child writes itself into before exec.
+    pub fn attach_fds(&self) -> Vec<RawFd> {
+        self.groups.iter().map(|g| g.procs.as_raw_fd()).collect()
     }
 
-    /// Kills every process in the cgroup.
+    /// Kills every process in the run's cgroups.
     pub fn kill_all(&self) {
-        let Ok(list) = std::fs::read_to_string(self.path.join("cgroup.procs")) else {
-            return;
-        };
-        for pid in list.lines().filter_map(|l| l.trim().parse::<i32>().ok()) {
-            if let Some(pid) = rustix::process::Pid::from_raw(pid) {
-                let _ = rustix::process::kill_process(pid, rustix::process::Signal::Kill);
+        for group in &self.groups {
+            let Ok(list) = std::fs::read_to_string(group.path.join("cgroup.procs")) else {
+                continue;
+            };
+            for pid in list.lines().filter_map(|l| l.trim().parse::<i32>().ok()) {
+                if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+                    let _ = rustix::process::kill_process(pid, rustix::process::Signal::Kill);
+                }
             }
         }
     }
 
-    /// Removes the cgroup once its processes are gone (killed ones take a moment).
+    /// Removes the cgroups once their processes are gone (killed ones take a moment).
     pub async fn remove(self) {
         for _ in 0..100 {
             self.kill_all();
-            if std::fs::remove_dir(&self.path).is_ok() {
+            let left = self
+                .groups
+                .iter()
+                .filter(|g| g.path.exists() && std::fs::remove_dir(&g.path).is_err())
+                .count();
+            if left == 0 {
                 return;
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
     }
+}
+
+/// Writes each `(file, value)`; the first `required` must succeed, the rest are
+/// best effort (a swap limit where the kernel has no swap accounting).
+fn set_all(path: &Path, files: &[(&str, String)], required: usize) -> bool {
+    for (i, (file, value)) in files.iter().enumerate() {
+        if std::fs::write(path.join(file), value).is_err() && i < required {
+            return false;
+        }
+    }
+    true
+}
+
+/// Which hierarchy a base folder belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Pids,
+    Memory,
+    Unified,
 }
 
 /// Joins the calling process to the cgroup whose `cgroup.procs` is open on `fd`:
@@ -85,9 +151,9 @@ pub(super) fn join(fd: RawFd) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Where a pids cgroup of ours could go: below our own cgroup in the v1 pids
-/// hierarchy, or in the unified (v2) one.
-fn candidates() -> Vec<PathBuf> {
+/// Where a cgroup of ours could go, below our own cgroup: in the v1 pids and memory
+/// hierarchies, and in the unified (v2) one.
+fn bases() -> Vec<(PathBuf, Kind)> {
     let Ok(own) = std::fs::read_to_string("/proc/self/cgroup") else {
         return Vec::new();
     };
@@ -99,10 +165,21 @@ fn candidates() -> Vec<PathBuf> {
             continue;
         };
         let path = path.trim_start_matches('/');
-        if controllers.split(',').any(|c| c == "pids") {
-            found.push(PathBuf::from("/sys/fs/cgroup/pids").join(path));
-        } else if controllers.is_empty() {
-            found.push(PathBuf::from("/sys/fs/cgroup").join(path));
+        for (controller, kind) in [("pids", Kind::Pids), ("memory", Kind::Memory)] {
+            if controllers.split(',').any(|c| c == controller) {
+                found.push((
+                    PathBuf::from("/sys/fs/cgroup").join(controller).join(path),
+                    kind,
+                ));
+            }
+        }
+        if controllers.is_empty() {
+            let unified = if Path::new("/sys/fs/cgroup/cgroup.controllers").exists() {
+                PathBuf::from("/sys/fs/cgroup")
+            } else {
+                PathBuf::from("/sys/fs/cgroup/unified")
+            };
+            found.push((unified.join(path), Kind::Unified));
         }
     }
     found

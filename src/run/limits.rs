@@ -11,8 +11,11 @@ pub struct Limits {
     pub timeout: Duration,
     /// CPU seconds per process (RLIMIT_CPU).
     pub cpu_seconds: u64,
-    /// Address space per process, in bytes (RLIMIT_AS).
+    /// Memory of the whole run, in bytes: a memory cgroup where one can be made,
+    /// and the address space of each process (RLIMIT_AS) in any case.
     pub memory_bytes: u64,
+    /// Size of the sandbox's own /tmp, in bytes (its pages count as memory too).
+    pub tmp_bytes: u64,
     /// Largest file a process may write, in bytes (RLIMIT_FSIZE).
     pub file_bytes: u64,
     /// Processes at once (a pids cgroup where one can be made; RLIMIT_NPROC too).
@@ -27,6 +30,7 @@ impl Default for Limits {
             timeout: Duration::from_secs(30),
             cpu_seconds: 30,
             memory_bytes: 2 << 30,
+            tmp_bytes: 256 << 20,
             file_bytes: 256 << 20,
             processes: 64,
             output_bytes: 100_000,
@@ -76,6 +80,25 @@ pub(super) fn apply(limits: &Applied) -> std::io::Result<()> {
     set(Resource::Fsize, limits.file_bytes)?;
     set(Resource::Nproc, limits.nproc)?;
     set(Resource::Core, 0)?;
+    Ok(())
+}
+
+/// Cuts the child off what the app holds open or in its keyrings; called between
+/// fork and exec. Every descriptor past stdio gets close-on-exec (one the app left
+/// inheritable would otherwise reach the code), and the child joins a new, empty
+/// session keyring in place of the app's.
+pub(super) fn isolate() -> std::io::Result<()> {
+    const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+    const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
+    // SAFETY: raw system calls with plain integer and null arguments.
+    unsafe {
+        if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, CLOSE_RANGE_CLOEXEC) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // Fails only where keyrings are compiled out, and then there is none to reach.
+        let null: *const libc::c_char = std::ptr::null();
+        libc::syscall(libc::SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, null);
+    }
     Ok(())
 }
 

@@ -7,6 +7,7 @@
 
 mod cgroup;
 mod limits;
+pub mod mounts;
 mod output;
 mod sandbox;
 
@@ -59,6 +60,9 @@ pub struct Outcome {
     /// Whether a process-count limit was enforced by the kernel (a pids cgroup,
     /// or RLIMIT_NPROC for a user other than root).
     pub processes_limited: bool,
+    /// Whether the run's memory as a whole (its processes and its /tmp) was held to
+    /// `memory_bytes` by a memory cgroup; without one, only per process (RLIMIT_AS).
+    pub memory_limited: bool,
 }
 
 /// The command line that runs `code` in `language` ("python", "ruby" or "shell"),
@@ -101,9 +105,9 @@ pub fn run(spec: &Spec) -> Result<Outcome> {
 
 async fn run_async(spec: &Spec) -> Result<Outcome> {
     let limits = spec.limits;
-    let pids = cgroup::Pids::create(limits.processes);
+    let groups = cgroup::Groups::create(limits.processes, limits.memory_bytes);
     let argv = if spec.sandbox {
-        sandbox::wrap(spec)
+        sandbox::wrap(spec)?
     } else {
         spec.argv.clone()
     };
@@ -116,19 +120,22 @@ async fn run_async(spec: &Spec) -> Result<Outcome> {
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
-    if !spec.sandbox {
+    if spec.sandbox {
+        sandbox::bwrap_env(&mut command);
+    } else {
         sandbox::plain_env(&mut command);
     }
     let applied = limits::Applied::new(&limits);
-    let attach = pids.as_ref().map(|p| p.attach_fd());
+    let attach = groups.attach_fds();
     // SAFETY: the closure runs in the forked child before exec and only makes raw
-    // system calls (setrlimit, write), which are async-signal-safe.
+    // system calls (setrlimit, write, close_range, keyctl), which are async-signal-safe.
     unsafe {
         command.pre_exec(move || {
             limits::apply(&applied)?;
-            if let Some(fd) = attach {
-                cgroup::join(fd)?;
+            for fd in &attach {
+                cgroup::join(*fd)?;
             }
+            limits::isolate()?;
             Ok(())
         });
     }
@@ -147,20 +154,19 @@ async fn run_async(spec: &Spec) -> Result<Outcome> {
     let (status, timed_out) = match tokio::time::timeout(limits.timeout, child.wait()).await {
         Ok(status) => (status, false),
         Err(_) => {
-            kill_all(group, pids.as_ref());
+            kill_all(group, &groups);
             (child.wait().await, true)
         }
     };
     let elapsed = started.elapsed();
     // Whatever the run left behind (a background child outside a sandbox) goes too.
-    kill_all(group, pids.as_ref());
+    kill_all(group, &groups);
     let status = status.map_err(|e| Error::Sandbox(format!("lost the run: {e}")))?;
     let (stdout, stdout_bytes) = stdout.finish().await;
     let (stderr, stderr_bytes) = stderr.finish().await;
-    let processes_limited = pids.is_some() || limits::nproc_enforced();
-    if let Some(pids) = pids {
-        pids.remove().await;
-    }
+    let processes_limited = groups.pids || limits::nproc_enforced();
+    let memory_limited = groups.memory;
+    groups.remove().await;
     Ok(Outcome {
         exit_code: status.code(),
         signal: status.signal(),
@@ -171,18 +177,17 @@ async fn run_async(spec: &Spec) -> Result<Outcome> {
         stderr_bytes,
         elapsed,
         processes_limited,
+        memory_limited,
     })
 }
 
 /// Kills the run's process group and, where there is one, every process in its
 /// cgroup. Killing bubblewrap ends its PID namespace, and with it everything inside.
-fn kill_all(group: Option<i32>, pids: Option<&cgroup::Pids>) {
+fn kill_all(group: Option<i32>, groups: &cgroup::Groups) {
     if let Some(group) = group.and_then(rustix::process::Pid::from_raw) {
         let _ = rustix::process::kill_process_group(group, rustix::process::Signal::Kill);
     }
-    if let Some(pids) = pids {
-        pids.kill_all();
-    }
+    groups.kill_all();
 }
 
 #[cfg(test)]

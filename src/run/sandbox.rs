@@ -4,6 +4,7 @@ use std::path::Path;
 use std::process::Stdio;
 
 use super::Spec;
+use crate::error::{Error, Result};
 
 /// The system folders a program needs, read-only. A link among them (a merged
 /// /usr makes /bin a link to usr/bin) is recreated as the same link.
@@ -44,10 +45,25 @@ const ENV: &[(&str, &str)] = &[
 ];
 
 /// `spec.argv` wrapped in bwrap.
-pub(super) fn wrap(spec: &Spec) -> Vec<String> {
+pub(super) fn wrap(spec: &Spec) -> Result<Vec<String>> {
+    let bwrap = bwrap_path().ok_or_else(|| Error::Sandbox(NOT_INSTALLED.to_string()))?;
     let mut args: Vec<String> = [
-        "bwrap",
+        bwrap.as_str(),
         "--unshare-all",
+        // A user namespace with an unprivileged uid and no capabilities, even when
+        // the app runs as root: nothing inside can remount, mount a cgroup, ptrace
+        // or make a namespace of its own.
+        "--unshare-user",
+        "--uid",
+        "65534",
+        "--gid",
+        "65534",
+        "--cap-drop",
+        "ALL",
+        "--disable-userns",
+        // The code is pid 1 itself: no process of bubblewrap's stays inside to be
+        // traced, and when the code ends the kernel ends everything it left.
+        "--as-pid-1",
         "--die-with-parent",
         "--new-session",
         "--clearenv",
@@ -58,7 +74,10 @@ pub(super) fn wrap(spec: &Spec) -> Vec<String> {
     for (name, value) in ENV {
         push(&["--setenv", name, value]);
     }
-    push(&["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]);
+    let tmp = spec.limits.tmp_bytes.to_string();
+    push(&[
+        "--proc", "/proc", "--dev", "/dev", "--size", &tmp, "--tmpfs", "/tmp",
+    ]);
     for path in SYSTEM {
         match std::fs::read_link(path) {
             Ok(target) => push(&["--symlink", &target.to_string_lossy(), path]),
@@ -78,7 +97,25 @@ pub(super) fn wrap(spec: &Spec) -> Vec<String> {
     // bwrap's own root is a writable tmpfs: only the run folder and /tmp stay writable.
     push(&["--remount-ro", "/", "--chdir", &dir, "--"]);
     args.extend(spec.argv.iter().cloned());
-    args
+    Ok(args)
+}
+
+/// bwrap's full path, found on the caller's PATH: bwrap itself starts with an empty
+/// environment, so that its own /proc/<pid>/environ (pid 1 in the sandbox) holds
+/// none of the app's secrets, and an empty environment has no PATH to search.
+fn bwrap_path() -> Option<String> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("bwrap"))
+        .find(|candidate| candidate.is_file())
+        .map(|p| p.to_string_lossy().into_owned())
+}
+
+const NOT_INSTALLED: &str = "bubblewrap (bwrap) is not installed: install the bubblewrap package";
+
+/// The environment bwrap starts with: none. The run's own comes from --setenv.
+pub(super) fn bwrap_env(command: &mut tokio::process::Command) {
+    command.env_clear();
 }
 
 /// The same environment for a run outside the sandbox, with the caller's PATH so
@@ -103,16 +140,18 @@ pub fn available() -> Option<String> {
         sandbox: true,
         limits: Default::default(),
     };
-    let argv = wrap(&spec);
+    let argv = match wrap(&spec) {
+        Ok(argv) => argv,
+        Err(_) => return Some(NOT_INSTALLED.to_string()),
+    };
     let out = std::process::Command::new(&argv[0])
         .args(&argv[1..])
+        .env_clear()
         .current_dir(&dir)
         .stdin(Stdio::null())
         .output();
     match out {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            Some("bubblewrap (bwrap) is not installed: install the bubblewrap package".to_string())
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(NOT_INSTALLED.to_string()),
         Err(e) => Some(format!("bubblewrap (bwrap) cannot start: {e}")),
         Ok(out) if out.status.success() => None,
         Ok(out) => Some(format!(

@@ -5,14 +5,16 @@ use std::time::Duration;
 
 use magnus::{function, Error, RHash, RModule, Ruby};
 
-use file_store_core::run::{self, Limits, Spec};
+use file_store_core::run::{self, mounts, Limits, Spec};
 
 use crate::{errors, nogvl::nogvl};
 
 pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
-    native.define_module_function("run", function!(run_code, 10))?;
+    native.define_module_function("run", function!(run_code, 11))?;
     native.define_module_function("command", function!(command, 3))?;
     native.define_module_function("sandbox_problem", function!(sandbox_problem, 0))?;
+    native.define_module_function("mount_link", function!(mount_link, 3))?;
+    native.define_module_function("mount_unlink", function!(mount_unlink, 4))?;
     Ok(())
 }
 
@@ -28,6 +30,7 @@ fn run_code(
     timeout: f64,
     cpu_seconds: u64,
     memory_bytes: u64,
+    tmp_bytes: u64,
     file_bytes: u64,
     processes: u64,
     output_bytes: usize,
@@ -47,6 +50,7 @@ fn run_code(
             timeout: Duration::from_secs_f64(timeout),
             cpu_seconds,
             memory_bytes,
+            tmp_bytes,
             file_bytes,
             processes,
             output_bytes,
@@ -66,6 +70,7 @@ fn run_code(
         ruby.to_symbol("processes_limited"),
         outcome.processes_limited,
     )?;
+    hash.aset(ruby.to_symbol("memory_limited"), outcome.memory_limited)?;
     Ok(hash)
 }
 
@@ -82,4 +87,42 @@ fn command(
 /// Why bubblewrap cannot run here, or nil.
 fn sandbox_problem(ruby: &Ruby) -> Result<Option<String>, Error> {
     nogvl(ruby, run::sandbox_problem)
+}
+
+/// Links `source` at `path` in `root` with no link followed: the folders made for
+/// it, or nil when the folder has something of its own on the way.
+fn mount_link(
+    ruby: &Ruby,
+    root: String,
+    path: String,
+    source: String,
+) -> Result<Option<Vec<String>>, Error> {
+    let linked = nogvl(ruby, move || {
+        mounts::link(&PathBuf::from(root), &path, &PathBuf::from(source))
+    })?
+    .map_err(|e| errors::map(ruby, e))?;
+    Ok(match linked {
+        mounts::Linked::Made(folders) => Some(folders),
+        mounts::Linked::Taken => None,
+    })
+}
+
+/// Removes a link `mount_link` made, if it still points at `source`, and the
+/// folders made for it that are empty.
+fn mount_unlink(
+    ruby: &Ruby,
+    root: String,
+    path: String,
+    source: String,
+    folders: Vec<String>,
+) -> Result<(), Error> {
+    nogvl(ruby, move || {
+        mounts::unlink(
+            &PathBuf::from(root),
+            &path,
+            &PathBuf::from(source),
+            &folders,
+        )
+    })?
+    .map_err(|e| errors::map(ruby, e))
 }

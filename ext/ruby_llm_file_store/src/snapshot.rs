@@ -19,10 +19,21 @@ impl Snapshot {
         taken.map(Snapshot).map_err(|e| errors::map(ruby, e))
     }
 
-    /// `[created, changed, deleted]` from this snapshot to `later`.
-    fn changes(&self, later: &Snapshot) -> (Vec<String>, Vec<String>, Vec<String>) {
+    /// `[created, changed, deleted, unnamed]` from this snapshot to `later`.
+    #[allow(clippy::type_complexity)]
+    fn changes(&self, later: &Snapshot) -> (Vec<String>, Vec<String>, Vec<String>, Vec<String>) {
         let changes = snapshot::diff(&self.0, &later.0);
-        (changes.created, changes.changed, changes.deleted)
+        (
+            changes.created,
+            changes.changed,
+            changes.deleted,
+            changes.unnamed,
+        )
+    }
+
+    /// The size of the file at `path` when the snapshot was taken, or nil.
+    fn size(&self, path: String) -> Option<u64> {
+        self.0.get(&path).map(|stamp| stamp.size)
     }
 
     /// The paths in the snapshot, sorted.
@@ -36,5 +47,6 @@ pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
     class.define_singleton_method("take", function!(Snapshot::take, 1))?;
     class.define_method("changes", method!(Snapshot::changes, 1))?;
     class.define_method("paths", method!(Snapshot::paths, 0))?;
+    class.define_method("size", method!(Snapshot::size, 1))?;
     Ok(())
 }

@@ -21,7 +21,8 @@ module RubyLLM
 
       # Limits of each run, overridable with +limits:+.
       DEFAULT_LIMITS = {
-        cpu_seconds: 60, memory_bytes: 2 << 30, file_bytes: 256 << 20, processes: 64, output_bytes: 20_000
+        cpu_seconds: 60, memory_bytes: 2 << 30, tmp_bytes: 256 << 20, file_bytes: 256 << 20, processes: 64,
+        output_bytes: 20_000
       }.freeze
 
       attr_reader :store, :languages, :timeout, :mounts, :packages
@@ -92,12 +93,12 @@ module RubyLLM
           begin
             before = Native::Snapshot.take(local_root)
             outcome = execute(language, code, local_root, links.sources)
-            created, changed, deleted = before.changes(Native::Snapshot.take(local_root))
+            outputs = Outputs.new(store, before, Native::Snapshot.take(local_root))
           ensure
             links.remove
           end
-          (created + changed).each { |path| (file = store[path]) && @on_write&.call(file) }
-          Result.new(outcome, created:, changed:, deleted:, notes: links.notes, copy: false)
+          outputs.keep_in_place(store, @on_write)
+          Result.of(outcome, outputs, notes: links.notes)
         end
       end
 
@@ -107,11 +108,10 @@ module RubyLLM
           links = @mounts.link(dir)
           before = Native::Snapshot.take(dir)
           outcome = execute(language, code, dir, links.sources)
-          created, changed, deleted = before.changes(Native::Snapshot.take(dir))
+          outputs = Outputs.new(store, before, Native::Snapshot.take(dir))
           links.remove
-          saved, failed = Copies.new(store).save_back(dir, created + changed, @on_write)
-          Result.new(outcome, created: created & saved, changed: changed & saved, deleted:,
-                              notes: links.notes + failed, copy: true)
+          saved, failed = Copies.new(store).save_back(dir, outputs, @on_write)
+          Result.of(outcome, outputs, notes: links.notes, saved:, failed:)
         end
       end
 
@@ -121,7 +121,7 @@ module RubyLLM
       end
 
       def native_run(argv, dir, read_only)
-        limits = @limits.values_at(:cpu_seconds, :memory_bytes, :file_bytes, :processes, :output_bytes)
+        limits = @limits.values_at(:cpu_seconds, :memory_bytes, :tmp_bytes, :file_bytes, :processes, :output_bytes)
         Native.run(argv, dir, read_only, @sandbox, @timeout.to_f, *limits)
       end
 
@@ -162,4 +162,5 @@ end
 require_relative 'code_runner/interpreters'
 require_relative 'code_runner/mounts'
 require_relative 'code_runner/copies'
+require_relative 'code_runner/outputs'
 require_relative 'code_runner/result'

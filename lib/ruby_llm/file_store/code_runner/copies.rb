@@ -27,17 +27,13 @@ module RubyLLM
           end
         end
 
-        # Saves each of +paths+ from +dir+ into the store and hands the StoredFile to
-        # +on_write+. Returns [saved paths, notes on those that could not be saved].
-        def save_back(dir, paths, on_write)
+        # Saves the Outputs' kept files from +dir+ into the store and hands each
+        # StoredFile to +on_write+. Returns [saved paths, notes on what was not saved].
+        def save_back(dir, outputs, on_write)
           saved = []
           notes = []
-          paths.each do |path|
-            content = File.binread(File.join(dir, path))
-            if content.bytesize > @store.max_file_size
-              notes << "#{path} was not saved: over this store's limit of #{@store.max_file_size} bytes a file."
-              next
-            end
+          outputs.kept.each do |path|
+            content = read_back(File.join(dir, path))
             # Written first: a safe-navigation call would skip its argument too.
             file = @store.write(path, content)
             on_write&.call(file)
@@ -45,7 +41,26 @@ module RubyLLM
           rescue ArgumentError, SystemCallError, FileStore::Error => e
             notes << "#{path} was not saved: #{e.message}"
           end
+          unlisted = outputs.unlisted
+          notes << "#{unlisted} more files the run wrote were not saved: at most #{Outputs::LISTED} a run." if
+            unlisted.positive?
           [saved, notes]
+        end
+
+        private
+
+        # The file at +path+, opened without following a link and measured before it
+        # is read: nothing over the store's limit is ever read whole.
+        def read_back(path)
+          File.open(path, File::RDONLY | File::NOFOLLOW) do |file|
+            stat = file.stat
+            raise ArgumentError, 'not a regular file' unless stat.file?
+            if stat.size > @store.max_file_size
+              raise ArgumentError, "over this store's limit of #{@store.max_file_size} bytes a file"
+            end
+
+            file.binmode.read(@store.max_file_size + 1)
+          end
         end
       end
     end

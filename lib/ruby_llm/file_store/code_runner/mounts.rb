@@ -1,24 +1,23 @@
 # frozen_string_literal: true
 
-require 'fileutils'
-
 module RubyLLM
   class FileStore
     class CodeRunner
       # Folders the app names (skills, reference data) linked into the run folder for
       # one run: a symbolic link at the path, its target shown read-only by the
-      # sandbox, removed after the run. Where the folder has its own file or folder at
-      # that path, the run sees that one, and a note says so.
+      # sandbox, removed after the run. Where the folder has its own file, folder or
+      # link at that path (or on the way to it), the run sees that one, and a note says
+      # so. Links are made and removed natively, relative to the folder's descriptor
+      # with no link followed, so nothing a run planted can send them outside.
       class Mounts # :nodoc:
         # The links made for one run.
-        Links = Struct.new(:made, :sources, :notes) do
+        Links = Struct.new(:dir, :made, :sources, :notes) do
           # Removes the links (only those still pointing where they were made) and the
-          # folders made to hold them.
+          # folders made to hold them, where empty.
           def remove
-            made.reverse_each do |link, target, folders|
-              File.unlink(link) if File.symlink?(link) && File.readlink(link) == target
-              folders.reverse_each { |folder| Dir.rmdir(folder) if Dir.empty?(folder) }
-            rescue SystemCallError
+            made.reverse_each do |path, source, folders|
+              Native.mount_unlink(dir, path, source, folders)
+            rescue FileStore::Error, SystemCallError
               next
             end
           end
@@ -35,29 +34,17 @@ module RubyLLM
 
         # Links each mount into +dir+ and returns the Links.
         def link(dir)
-          links = Links.new([], [], [])
+          links = Links.new(dir, [], [], [])
           @mounts.each do |path, source|
-            at = File.join(dir, path)
-            if File.exist?(at) || File.symlink?(at)
+            folders = Native.mount_link(dir, path, source)
+            if folders.nil?
               links.notes << "#{path} is this folder's own, so the run used it instead of the mounted #{path}."
               next
             end
-            folders = missing_folders(dir, File.dirname(path))
-            FileUtils.mkdir_p(File.dirname(at))
-            File.symlink(source, at)
-            links.made << [at, source, folders]
+            links.made << [path, source, folders]
             links.sources << source
           end
           links
-        end
-
-        private
-
-        def missing_folders(dir, parent)
-          return [] if parent == '.'
-
-          parts = parent.split('/')
-          parts.each_index.map { |i| File.join(dir, *parts[0..i]) }.reject { |folder| File.exist?(folder) }
         end
       end
     end

@@ -10,6 +10,15 @@ module RubyLLM
 
         attr_reader :exit_code, :signal, :stdout, :stderr, :seconds, :created, :changed, :deleted, :notes
 
+        # The Result of a run from its Outputs: in copy mode (+saved+ given) only the
+        # files saved back are listed, and +failed+ says why the others were not.
+        def self.of(outcome, outputs, notes:, saved: nil, failed: [])
+          listed = ->(paths) { saved ? paths & saved : paths }
+          new(outcome, created: listed.call(outputs.created), changed: listed.call(outputs.changed),
+                       deleted: outputs.deleted, notes: notes + outputs.notes(removed: saved.nil?) + failed,
+                       copy: !saved.nil?)
+        end
+
         def initialize(outcome, created:, changed:, deleted:, notes:, copy:)
           @outcome = outcome
           @exit_code, @signal, @stdout, @stderr, @seconds = outcome.values_at(:exit_code, :signal, :stdout, :stderr,
@@ -52,16 +61,16 @@ module RubyLLM
 
         def files
           lines = []
-          lines << "Created: #{created.join(', ')}" if created.any?
-          lines << "Changed: #{changed.join(', ')}" if changed.any?
+          lines << "Created: #{Outputs.join(created)}" if created.any?
+          lines << "Changed: #{Outputs.join(changed)}" if changed.any?
           lines << deleted_line if deleted.any?
           lines.empty? ? nil : lines.join("\n")
         end
 
         def deleted_line
-          return "Deleted: #{deleted.join(', ')}" unless @copy
+          return "Deleted: #{Outputs.join(deleted)}" unless @copy
 
-          "Deleted in the run folder but kept in the chat's files: #{deleted.join(', ')}"
+          "Deleted in the run folder but kept in the chat's files: #{Outputs.join(deleted)}"
         end
       end
     end
