@@ -96,3 +96,69 @@ fn reads_epub_books_in_spine_order() {
     let at: Vec<usize> = order.iter().map(|w| text.find(w).unwrap()).collect();
     assert!(at.windows(2).all(|w| w[0] < w[1]), "{text}");
 }
+
+/// A one-page PDF whose page draws form `Fm1`, which shows text and draws `Fm2`,
+/// which shows text and draws `Fm1` again (a cycle) and itself.
+fn pdf_with_forms() -> Vec<u8> {
+    use lopdf::{dictionary, Document, Object, Stream};
+    let mut doc = Document::with_version("1.5");
+    let font = doc.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica", "Encoding" => "WinAnsiEncoding",
+    });
+    let fm1 = doc.new_object_id();
+    let fm2 = doc.new_object_id();
+    let form = |content: &str, fonts: bool| {
+        let mut resources = dictionary! { "XObject" => dictionary! { "Fm1" => fm1, "Fm2" => fm2 } };
+        if fonts {
+            resources.set("Font", dictionary! { "F2" => font });
+        }
+        Object::Stream(Stream::new(
+            dictionary! { "Type" => "XObject", "Subtype" => "Form", "BBox" => vec![0.into(), 0.into(), 600.into(), 800.into()], "Resources" => resources },
+            content.as_bytes().to_vec(),
+        ))
+    };
+    doc.objects.insert(
+        fm1,
+        form(
+            "BT /F1 12 Tf 72 700 Td (Drawn by the first form) Tj ET /Fm2 Do",
+            false,
+        ),
+    );
+    doc.objects.insert(
+        fm2,
+        form(
+            "BT /F2 12 Tf 72 600 Td (Drawn by the second form) Tj ET /Fm1 Do /Fm2 Do",
+            true,
+        ),
+    );
+    let pages = doc.new_object_id();
+    let content = doc.add_object(Stream::new(
+        dictionary! {},
+        b"BT /F1 12 Tf 72 750 Td (On the page) Tj ET /Fm1 Do".to_vec(),
+    ));
+    let page = doc.add_object(dictionary! {
+        "Type" => "Page", "Parent" => pages, "Contents" => content,
+        "Resources" => dictionary! { "Font" => dictionary! { "F1" => font }, "XObject" => dictionary! { "Fm1" => fm1 } },
+        "MediaBox" => vec![0.into(), 0.into(), 600.into(), 800.into()],
+    });
+    doc.objects.insert(
+        pages,
+        Object::Dictionary(
+            dictionary! { "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1 },
+        ),
+    );
+    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages });
+    doc.trailer.set("Root", catalog);
+    let mut bytes = Vec::new();
+    doc.save_to(&mut bytes).unwrap();
+    bytes
+}
+
+#[test]
+fn reads_text_inside_pdf_form_xobjects_and_survives_their_cycles() {
+    let text = convert::pdf(&pdf_with_forms()).unwrap();
+    assert_eq!(
+        text,
+        "## Page 1\nOn the page\nDrawn by the first form\nDrawn by the second form\n"
+    );
+}
