@@ -162,3 +162,58 @@ fn reads_text_inside_pdf_form_xobjects_and_survives_their_cycles() {
         "## Page 1\nOn the page\nDrawn by the first form\nDrawn by the second form\n"
     );
 }
+
+/// A page drawing form 0 once, where each of 8 forms draws the next 300 times:
+/// 300^8 drawings if nothing held it back.
+fn pdf_with_a_fan_of_forms() -> Vec<u8> {
+    use lopdf::{dictionary, Document, Object, Stream};
+    let mut doc = Document::with_version("1.5");
+    let font = doc.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
+    });
+    let ids: Vec<_> = (0..9).map(|_| doc.new_object_id()).collect();
+    for level in 0..9 {
+        let mut content = String::from("BT /F1 12 Tf (x) Tj ET ");
+        let mut xobjects = lopdf::Dictionary::new();
+        if level < 8 {
+            content.push_str(&"/Fm Do ".repeat(300));
+            xobjects.set("Fm", ids[level + 1]);
+        }
+        let dict = dictionary! {
+            "Subtype" => "Form",
+            "Resources" => dictionary! { "XObject" => xobjects, "Font" => dictionary! { "F1" => font } },
+        };
+        doc.objects.insert(
+            ids[level],
+            Object::Stream(Stream::new(dict, content.into_bytes())),
+        );
+    }
+    let pages = doc.new_object_id();
+    let content = doc.add_object(Stream::new(dictionary! {}, b"/Fm Do".to_vec()));
+    let page = doc.add_object(dictionary! {
+        "Type" => "Page", "Parent" => pages, "Contents" => content,
+        "Resources" => dictionary! { "XObject" => dictionary! { "Fm" => ids[0] } },
+    });
+    doc.objects.insert(
+        pages,
+        Object::Dictionary(
+            dictionary! { "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1 },
+        ),
+    );
+    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages });
+    doc.trailer.set("Root", catalog);
+    let mut bytes = Vec::new();
+    doc.save_to(&mut bytes).unwrap();
+    bytes
+}
+
+#[test]
+fn a_fan_of_pdf_forms_ends_at_the_form_budget() {
+    let bytes = pdf_with_a_fan_of_forms();
+    let started = std::time::Instant::now();
+    let text = convert::pdf(&bytes).unwrap();
+    let took = started.elapsed();
+    assert!(text.starts_with("## Page 1\nx"), "{}", &text[..40]);
+    // 10,000 drawings at most, in a debug build on a shared machine.
+    assert!(took < std::time::Duration::from_secs(10), "{took:?}");
+}

@@ -4,8 +4,9 @@
 //! Streams are inflated within [`MAX_STREAM`], a page that cannot be read keeps
 //! its heading and the others go on, and a panic in the reader becomes a refusal.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::rc::Rc;
 
 use lopdf::content::Content;
 use lopdf::{Document, Encoding, LoadOptions, Object};
@@ -35,12 +36,18 @@ fn read(bytes: &[u8]) -> Converted {
     let document = Document::load_mem_with_options(bytes, options)
         .map_err(|e| Refusal::unreadable(KIND, e))?;
     let mut out = Out::default();
-    let mut form_bytes = 0;
+    let mut walk = Walk {
+        document: &document,
+        form_bytes: 0,
+        draws: 0,
+        forms: HashMap::new(),
+        drawing: Vec::new(),
+    };
     for (number, page) in document.get_pages() {
         if !out.heading(&format!("Page {number}")) {
             break;
         }
-        page_text(&document, page, &mut out, &mut form_bytes);
+        page_text(&document, page, &mut out, &mut walk);
     }
     // Headings alone mean pages of images: leave them to OCR.
     out.finish_text(KIND)
@@ -51,12 +58,15 @@ const MAX_FORM_DEPTH: usize = 8;
 /// The most form XObject bytes decoded for one document, all uses together:
 /// a form drawn a million times costs its size a million times.
 const MAX_FORM_BYTES: usize = MAX_STREAM;
+/// The most form XObjects drawn for one document: each drawing reads the form's
+/// fonts again, so even tiny forms drawn millions of times are held back.
+const MAX_FORM_DRAWS: usize = 10_000;
 
 /// What text showing needs from the resources in force: fonts' encodings and
 /// the XObjects a `Do` may draw.
 struct Resources<'d, 'p> {
-    encodings: BTreeMap<Vec<u8>, Encoding<'d>>,
-    xobjects: BTreeMap<Vec<u8>, lopdf::ObjectId>,
+    encodings: Rc<BTreeMap<Vec<u8>, Encoding<'d>>>,
+    xobjects: Rc<BTreeMap<Vec<u8>, lopdf::ObjectId>>,
     /// The resources of what draws this form: names not found here are looked up there.
     parent: Option<&'p Resources<'d, 'p>>,
 }
@@ -80,15 +90,30 @@ impl<'d> Resources<'d, '_> {
 struct Walk<'d> {
     document: &'d Document,
     form_bytes: usize,
+    draws: usize,
+    /// Forms already read: their operations and own resources, read once.
+    forms: HashMap<lopdf::ObjectId, Option<Rc<Form<'d>>>>,
     drawing: Vec<lopdf::ObjectId>,
 }
 
+/// A form XObject as read once: its operations and its own fonts and XObjects.
+struct Form<'d> {
+    content: Content,
+    encodings: Rc<BTreeMap<Vec<u8>, Encoding<'d>>>,
+    xobjects: Rc<BTreeMap<Vec<u8>, lopdf::ObjectId>>,
+}
+
 /// Writes the text of one page; stops quietly where the page stops making sense.
-fn page_text(document: &Document, page: lopdf::ObjectId, out: &mut Out, walk_bytes: &mut usize) {
+fn page_text<'d>(
+    document: &'d Document,
+    page: lopdf::ObjectId,
+    out: &mut Out,
+    walk: &mut Walk<'d>,
+) {
     let Ok(fonts) = document.get_page_fonts(page) else {
         return;
     };
-    let encodings = encodings(document, fonts.into_iter());
+    let encodings = encodings_of(document, fonts.into_iter());
     let mut xobjects = BTreeMap::new();
     if let Ok((dict, ids)) = document.get_page_resources(page) {
         let dicts = dict.into_iter().chain(
@@ -104,24 +129,21 @@ fn page_text(document: &Document, page: lopdf::ObjectId, out: &mut Out, walk_byt
     let Ok(content) = document.get_page_content_with_limit(page, MAX_STREAM) else {
         return;
     };
-    let mut walk = Walk {
-        document,
-        form_bytes: *walk_bytes,
-        drawing: Vec::new(),
-    };
     let resources = Resources {
-        encodings,
-        xobjects,
+        encodings: Rc::new(encodings),
+        xobjects: Rc::new(xobjects),
         parent: None,
     };
     let mut pen = Pen::default();
+    let Ok(content) = Content::decode(&content) else {
+        return;
+    };
     walk.run(&content, &resources, &mut pen, out);
-    *walk_bytes = walk.form_bytes;
     out.newline();
 }
 
 /// The encodings of some fonts, by resource name.
-fn encodings<'d>(
+fn encodings_of<'d>(
     document: &'d Document,
     fonts: impl Iterator<Item = (Vec<u8>, &'d lopdf::Dictionary)>,
 ) -> BTreeMap<Vec<u8>, Encoding<'d>> {
@@ -154,10 +176,13 @@ fn xobject_ids(
 
 impl<'d> Walk<'d> {
     /// Shows the text of a content stream, drawing the forms it uses.
-    fn run(&mut self, content: &[u8], resources: &Resources<'d, '_>, pen: &mut Pen, out: &mut Out) {
-        let Ok(content) = Content::decode(content) else {
-            return;
-        };
+    fn run(
+        &mut self,
+        content: &Content,
+        resources: &Resources<'d, '_>,
+        pen: &mut Pen,
+        out: &mut Out,
+    ) {
         for operation in &content.operations {
             let operands = &operation.operands;
             match operation.operator.as_str() {
@@ -219,7 +244,8 @@ impl<'d> Walk<'d> {
 
     /// Draws form XObject `id`: its text, with its own fonts over the caller's.
     /// Images are passed over; a form drawing itself, forms nested past
-    /// [`MAX_FORM_DEPTH`] and forms past the document's byte budget are not drawn.
+    /// [`MAX_FORM_DEPTH`] and forms past the document's budgets
+    /// ([`MAX_FORM_BYTES`], [`MAX_FORM_DRAWS`]) are not drawn.
     fn form(
         &mut self,
         id: lopdf::ObjectId,
@@ -227,14 +253,43 @@ impl<'d> Walk<'d> {
         pen: &mut Pen,
         out: &mut Out,
     ) {
-        if self.drawing.len() >= MAX_FORM_DEPTH || self.drawing.contains(&id) {
+        if self.drawing.len() >= MAX_FORM_DEPTH
+            || self.drawing.contains(&id)
+            || self.draws >= MAX_FORM_DRAWS
+        {
             return;
         }
-        let Ok(Object::Stream(stream)) = self.document.get_object(id) else {
+        self.draws += 1;
+        let form = match self.forms.get(&id) {
+            Some(form) => form.clone(),
+            None => {
+                let form = self.read_form(id).map(Rc::new);
+                self.forms.insert(id, form.clone());
+                form
+            }
+        };
+        let Some(form) = form else {
             return;
         };
+        let resources = Resources {
+            encodings: form.encodings.clone(),
+            xobjects: form.xobjects.clone(),
+            parent: Some(outer),
+        };
+        self.drawing.push(id);
+        pen.moved = true;
+        self.run(&form.content, &resources, pen, out);
+        self.drawing.pop();
+    }
+
+    /// Reads form `id` once: None for an image, a broken form or one past the
+    /// byte budget.
+    fn read_form(&mut self, id: lopdf::ObjectId) -> Option<Form<'d>> {
+        let Ok(Object::Stream(stream)) = self.document.get_object(id) else {
+            return None;
+        };
         if stream.dict.get(b"Subtype").and_then(Object::as_name).ok() != Some(b"Form") {
-            return;
+            return None;
         }
         let budget = MAX_FORM_BYTES.saturating_sub(self.form_bytes);
         let content = match stream.decompressed_content_with_limit(budget) {
@@ -242,14 +297,11 @@ impl<'d> Walk<'d> {
             Err(_) if stream.dict.get(b"Filter").is_err() && stream.content.len() <= budget => {
                 stream.content.clone()
             }
-            Err(_) => return,
+            Err(_) => return None,
         };
         self.form_bytes += content.len();
-        let mut resources = Resources {
-            encodings: BTreeMap::new(),
-            xobjects: BTreeMap::new(),
-            parent: Some(outer),
-        };
+        let content = Content::decode(&content).ok()?;
+        let (mut encodings, mut xobjects) = (BTreeMap::new(), BTreeMap::new());
         let own = stream
             .dict
             .get(b"Resources")
@@ -264,14 +316,15 @@ impl<'d> Walk<'d> {
                     let (_, font) = self.document.dereference(font).ok()?;
                     Some((name.clone(), font.as_dict().ok()?))
                 });
-                resources.encodings.extend(encodings(self.document, fonts));
+                encodings = encodings_of(self.document, fonts);
             }
-            resources.xobjects.extend(xobject_ids(self.document, own));
+            xobjects.extend(xobject_ids(self.document, own));
         }
-        self.drawing.push(id);
-        pen.moved = true;
-        self.run(&content, &resources, pen, out);
-        self.drawing.pop();
+        Some(Form {
+            content,
+            encodings: Rc::new(encodings),
+            xobjects: Rc::new(xobjects),
+        })
     }
 }
 
