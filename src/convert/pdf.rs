@@ -328,6 +328,27 @@ impl<'d> Walk<'d> {
     }
 }
 
+/// `text` with typographic ligatures (U+FB00 to U+FB06: ff, fi, fl, ffi, ffl, st)
+/// written out as their letters, as a reader searching for "file" expects.
+fn unligature(text: String) -> String {
+    if !text.chars().any(|c| ('\u{fb00}'..='\u{fb06}').contains(&c)) {
+        return text;
+    }
+    let mut plain = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\u{fb00}' => plain.push_str("ff"),
+            '\u{fb01}' => plain.push_str("fi"),
+            '\u{fb02}' => plain.push_str("fl"),
+            '\u{fb03}' => plain.push_str("ffi"),
+            '\u{fb04}' => plain.push_str("ffl"),
+            '\u{fb05}' | '\u{fb06}' => plain.push_str("st"),
+            c => plain.push(c),
+        }
+    }
+    plain
+}
+
 fn operand(operands: &[Object], index: usize) -> f32 {
     operands
         .get(index)
@@ -343,6 +364,17 @@ fn space(out: &mut Out) {
 
 /// Where the text is: the font's encoding, the height of the baseline (in text
 /// space, enough to tell one line from the next), and where text was last shown.
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn writes_ligatures_as_letters() {
+        assert_eq!(
+            super::unligature("con\u{fb01}guration \u{fb00}".into()),
+            "configuration ff"
+        );
+    }
+}
+
 #[derive(Default)]
 struct Pen {
     /// The resource name of the current font.
@@ -374,6 +406,6 @@ impl Pen {
         }
         self.shown = Some(self.y);
         self.moved = false;
-        out.text(&text);
+        out.text(&unligature(text));
     }
 }
