@@ -62,8 +62,16 @@ RSpec.describe 'Document formats', :native do
     expect(store.text('blank.html', config:)).to eq('next')
   end
 
-  it 'lists the OpenDocument and EPUB types among those the office converter reads' do
-    expect(RubyLLM::FileStore::Converters::Office::TYPES)
-      .to include('application/vnd.oasis.opendocument.text', 'application/epub+zip')
+  it 'reads OpenDocument and EPUB files a store holds, by the types it detects from their names' do
+    registry = RubyLLM::FileStore::Converters::Office::TYPES.to_h { |type| [type, converter.office] }
+    config = Struct.new(:file_converters).new(registry)
+    store = RubyLLM.file_store.memory
+    %w[notes.odt notes.fodt notes.epub dates.fods].each do |name|
+      store.write(name, File.binread(File.join(fixtures, name)))
+    end
+    expect(store.text('notes.odt', config:)).to eq(office('notes.docx'))
+    expect(store.text('notes.fodt', config:)).to eq(office('notes.docx'))
+    expect(store.text('notes.epub', config:)).to include('Carried unanimously')
+    expect(store.text('dates.fods', config:)).to include('## Rates (hidden)')
   end
 end
