@@ -16,6 +16,10 @@ const OVERRIDES: &[(&str, &str)] = &[
     ("ndjson", "application/jsonl"),
     ("log", "text/plain"),
     ("toml", "application/toml"),
+    // Flat OpenDocument files: XML, but read by the office converter.
+    ("fodt", "application/vnd.oasis.opendocument.text-flat-xml"),
+    ("fods", "application/vnd.oasis.opendocument.spreadsheet-flat-xml"),
+    ("fodp", "application/vnd.oasis.opendocument.presentation-flat-xml"),
     ("srt", "application/x-subrip"),
 ];
 

@@ -96,3 +96,124 @@ fn reads_epub_books_in_spine_order() {
     let at: Vec<usize> = order.iter().map(|w| text.find(w).unwrap()).collect();
     assert!(at.windows(2).all(|w| w[0] < w[1]), "{text}");
 }
+
+/// A one-page PDF whose page draws form `Fm1`, which shows text and draws `Fm2`,
+/// which shows text and draws `Fm1` again (a cycle) and itself.
+fn pdf_with_forms() -> Vec<u8> {
+    use lopdf::{dictionary, Document, Object, Stream};
+    let mut doc = Document::with_version("1.5");
+    let font = doc.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica", "Encoding" => "WinAnsiEncoding",
+    });
+    let fm1 = doc.new_object_id();
+    let fm2 = doc.new_object_id();
+    let form = |content: &str, fonts: bool| {
+        let mut resources = dictionary! { "XObject" => dictionary! { "Fm1" => fm1, "Fm2" => fm2 } };
+        if fonts {
+            resources.set("Font", dictionary! { "F2" => font });
+        }
+        Object::Stream(Stream::new(
+            dictionary! { "Type" => "XObject", "Subtype" => "Form", "BBox" => vec![0.into(), 0.into(), 600.into(), 800.into()], "Resources" => resources },
+            content.as_bytes().to_vec(),
+        ))
+    };
+    doc.objects.insert(
+        fm1,
+        form(
+            "BT /F1 12 Tf 72 700 Td (Drawn by the first form) Tj ET /Fm2 Do",
+            false,
+        ),
+    );
+    doc.objects.insert(
+        fm2,
+        form(
+            "BT /F2 12 Tf 72 600 Td (Drawn by the second form) Tj ET /Fm1 Do /Fm2 Do",
+            true,
+        ),
+    );
+    let pages = doc.new_object_id();
+    let content = doc.add_object(Stream::new(
+        dictionary! {},
+        b"BT /F1 12 Tf 72 750 Td (On the page) Tj ET /Fm1 Do".to_vec(),
+    ));
+    let page = doc.add_object(dictionary! {
+        "Type" => "Page", "Parent" => pages, "Contents" => content,
+        "Resources" => dictionary! { "Font" => dictionary! { "F1" => font }, "XObject" => dictionary! { "Fm1" => fm1 } },
+        "MediaBox" => vec![0.into(), 0.into(), 600.into(), 800.into()],
+    });
+    doc.objects.insert(
+        pages,
+        Object::Dictionary(
+            dictionary! { "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1 },
+        ),
+    );
+    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages });
+    doc.trailer.set("Root", catalog);
+    let mut bytes = Vec::new();
+    doc.save_to(&mut bytes).unwrap();
+    bytes
+}
+
+#[test]
+fn reads_text_inside_pdf_form_xobjects_and_survives_their_cycles() {
+    let text = convert::pdf(&pdf_with_forms()).unwrap();
+    assert_eq!(
+        text,
+        "## Page 1\nOn the page\nDrawn by the first form\nDrawn by the second form\n"
+    );
+}
+
+/// A page drawing form 0 once, where each of 8 forms draws the next 300 times:
+/// 300^8 drawings if nothing held it back.
+fn pdf_with_a_fan_of_forms() -> Vec<u8> {
+    use lopdf::{dictionary, Document, Object, Stream};
+    let mut doc = Document::with_version("1.5");
+    let font = doc.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
+    });
+    let ids: Vec<_> = (0..9).map(|_| doc.new_object_id()).collect();
+    for level in 0..9 {
+        let mut content = String::from("BT /F1 12 Tf (x) Tj ET ");
+        let mut xobjects = lopdf::Dictionary::new();
+        if level < 8 {
+            content.push_str(&"/Fm Do ".repeat(300));
+            xobjects.set("Fm", ids[level + 1]);
+        }
+        let dict = dictionary! {
+            "Subtype" => "Form",
+            "Resources" => dictionary! { "XObject" => xobjects, "Font" => dictionary! { "F1" => font } },
+        };
+        doc.objects.insert(
+            ids[level],
+            Object::Stream(Stream::new(dict, content.into_bytes())),
+        );
+    }
+    let pages = doc.new_object_id();
+    let content = doc.add_object(Stream::new(dictionary! {}, b"/Fm Do".to_vec()));
+    let page = doc.add_object(dictionary! {
+        "Type" => "Page", "Parent" => pages, "Contents" => content,
+        "Resources" => dictionary! { "XObject" => dictionary! { "Fm" => ids[0] } },
+    });
+    doc.objects.insert(
+        pages,
+        Object::Dictionary(
+            dictionary! { "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1 },
+        ),
+    );
+    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages });
+    doc.trailer.set("Root", catalog);
+    let mut bytes = Vec::new();
+    doc.save_to(&mut bytes).unwrap();
+    bytes
+}
+
+#[test]
+fn a_fan_of_pdf_forms_ends_at_the_form_budget() {
+    let bytes = pdf_with_a_fan_of_forms();
+    let started = std::time::Instant::now();
+    let text = convert::pdf(&bytes).unwrap();
+    let took = started.elapsed();
+    assert!(text.starts_with("## Page 1\nx"), "{}", &text[..40]);
+    // 10,000 drawings at most, in a debug build on a shared machine.
+    assert!(took < std::time::Duration::from_secs(10), "{took:?}");
+}

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use super::archive::Archive;
 use super::out::Out;
 use super::xml::{self, attr, Node};
-use super::{Converted, Refusal};
+use super::{Converted, Refusal, MAX_OUTPUT};
 
 const KIND: &str = "OpenDocument file";
 
@@ -41,6 +41,9 @@ pub fn flat(bytes: &[u8]) -> Converted {
 
 /// Whether `bytes` look like a flat OpenDocument file.
 pub fn is_flat(bytes: &[u8]) -> bool {
+    if bytes.starts_with(b"PK") {
+        return false;
+    }
     let head = &bytes[..bytes.len().min(4096)];
     memchr::memmem::find(head, b"<office:document").is_some()
         && memchr::memmem::find(head, b"urn:oasis:names:tc:opendocument:xmlns:office").is_some()
@@ -359,6 +362,10 @@ impl Reader {
             " | "
         };
         for _ in 0..repeat.min(MAX_REPEAT) {
+            // A row longer than all the text a converter returns is cut there.
+            if self.table.row.len() > MAX_OUTPUT {
+                break;
+            }
             let gap = self.table.pending + usize::from(self.table.cells_in_row > 0);
             if self.mode == Mode::Spreadsheet {
                 for _ in 0..gap.min(MAX_REPEAT) {
@@ -468,7 +475,22 @@ fn duration(value: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::duration;
+    use super::{duration, flat};
+
+    #[test]
+    fn a_long_cell_repeated_across_a_row_stays_within_the_output_cap() {
+        let cell = "x".repeat(1 << 20);
+        let sheet = format!(
+            "<office:document xmlns:office=\"urn:oasis:names:tc:opendocument:xmlns:office:1.0\"><office:body><office:spreadsheet>\
+             <table:table table:name=\"S\"><table:table-row table:number-rows-repeated=\"1000000\">\
+             <table:table-cell table:number-columns-repeated=\"16384\"><text:p>{cell}</text:p></table:table-cell>\
+             </table:table-row></table:table></office:spreadsheet></office:body></office:document>"
+        );
+        let started = std::time::Instant::now();
+        let text = flat(sheet.as_bytes()).unwrap();
+        assert!(text.len() <= super::MAX_OUTPUT + 1);
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    }
 
     #[test]
     fn reads_time_values() {

@@ -4,8 +4,9 @@
 //! Streams are inflated within [`MAX_STREAM`], a page that cannot be read keeps
 //! its heading and the others go on, and a panic in the reader becomes a refusal.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::rc::Rc;
 
 use lopdf::content::Content;
 use lopdf::{Document, Encoding, LoadOptions, Object};
@@ -35,89 +36,317 @@ fn read(bytes: &[u8]) -> Converted {
     let document = Document::load_mem_with_options(bytes, options)
         .map_err(|e| Refusal::unreadable(KIND, e))?;
     let mut out = Out::default();
+    let mut walk = Walk {
+        document: &document,
+        form_bytes: 0,
+        draws: 0,
+        forms: HashMap::new(),
+        drawing: Vec::new(),
+    };
     for (number, page) in document.get_pages() {
         if !out.heading(&format!("Page {number}")) {
             break;
         }
-        page_text(&document, page, &mut out);
+        page_text(&document, page, &mut out, &mut walk);
     }
     // Headings alone mean pages of images: leave them to OCR.
     out.finish_text(KIND)
 }
 
+/// How deep form XObjects may draw one another.
+const MAX_FORM_DEPTH: usize = 8;
+/// The most form XObject bytes decoded for one document, all uses together:
+/// a form drawn a million times costs its size a million times.
+const MAX_FORM_BYTES: usize = MAX_STREAM;
+/// The most form XObjects drawn for one document: each drawing reads the form's
+/// fonts again, so even tiny forms drawn millions of times are held back.
+const MAX_FORM_DRAWS: usize = 10_000;
+
+/// What text showing needs from the resources in force: fonts' encodings and
+/// the XObjects a `Do` may draw.
+struct Resources<'d, 'p> {
+    encodings: Rc<BTreeMap<Vec<u8>, Encoding<'d>>>,
+    xobjects: Rc<BTreeMap<Vec<u8>, lopdf::ObjectId>>,
+    /// The resources of what draws this form: names not found here are looked up there.
+    parent: Option<&'p Resources<'d, 'p>>,
+}
+
+impl<'d> Resources<'d, '_> {
+    fn encoding(&self, font: &[u8]) -> Option<&Encoding<'d>> {
+        self.encodings
+            .get(font)
+            .or_else(|| self.parent?.encoding(font))
+    }
+
+    fn xobject(&self, name: &[u8]) -> Option<lopdf::ObjectId> {
+        self.xobjects
+            .get(name)
+            .copied()
+            .or_else(|| self.parent?.xobject(name))
+    }
+}
+
+/// The state of one document's walk: its form budget and the forms being drawn.
+struct Walk<'d> {
+    document: &'d Document,
+    form_bytes: usize,
+    draws: usize,
+    /// Forms already read: their operations and own resources, read once.
+    forms: HashMap<lopdf::ObjectId, Option<Rc<Form<'d>>>>,
+    drawing: Vec<lopdf::ObjectId>,
+}
+
+/// A form XObject as read once: its operations and its own fonts and XObjects.
+struct Form<'d> {
+    content: Content,
+    encodings: Rc<BTreeMap<Vec<u8>, Encoding<'d>>>,
+    xobjects: Rc<BTreeMap<Vec<u8>, lopdf::ObjectId>>,
+}
+
 /// Writes the text of one page; stops quietly where the page stops making sense.
-fn page_text(document: &Document, page: lopdf::ObjectId, out: &mut Out) {
+fn page_text<'d>(
+    document: &'d Document,
+    page: lopdf::ObjectId,
+    out: &mut Out,
+    walk: &mut Walk<'d>,
+) {
     let Ok(fonts) = document.get_page_fonts(page) else {
         return;
     };
-    let encodings: BTreeMap<Vec<u8>, Encoding<'_>> = fonts
-        .into_iter()
+    let encodings = encodings_of(document, fonts.into_iter());
+    let mut xobjects = BTreeMap::new();
+    if let Ok((dict, ids)) = document.get_page_resources(page) {
+        let dicts = dict.into_iter().chain(
+            ids.iter()
+                .filter_map(|id| document.get_dictionary(*id).ok()),
+        );
+        for resources in dicts {
+            for (name, id) in xobject_ids(document, resources) {
+                xobjects.entry(name).or_insert(id);
+            }
+        }
+    }
+    let Ok(content) = document.get_page_content_with_limit(page, MAX_STREAM) else {
+        return;
+    };
+    let resources = Resources {
+        encodings: Rc::new(encodings),
+        xobjects: Rc::new(xobjects),
+        parent: None,
+    };
+    let mut pen = Pen::default();
+    let Ok(content) = Content::decode(&content) else {
+        return;
+    };
+    walk.run(&content, &resources, &mut pen, out);
+    out.newline();
+}
+
+/// The encodings of some fonts, by resource name.
+fn encodings_of<'d>(
+    document: &'d Document,
+    fonts: impl Iterator<Item = (Vec<u8>, &'d lopdf::Dictionary)>,
+) -> BTreeMap<Vec<u8>, Encoding<'d>> {
+    fonts
         .filter_map(|(name, font)| {
             let encoding = font
                 .get_font_encoding_with_limit(document, MAX_STREAM)
                 .ok()?;
             Some((name, encoding))
         })
-        .collect();
-    let Ok(content) = document.get_page_content_with_limit(page, MAX_STREAM) else {
-        return;
+        .collect()
+}
+
+/// The XObjects a resource dictionary names, with the objects they are.
+fn xobject_ids(
+    document: &Document,
+    resources: &lopdf::Dictionary,
+) -> Vec<(Vec<u8>, lopdf::ObjectId)> {
+    let Ok(xobjects) = resources.get(b"XObject") else {
+        return Vec::new();
     };
-    let Ok(content) = Content::decode(&content) else {
-        return;
+    let Ok((_, Object::Dictionary(xobjects))) = document.dereference(xobjects) else {
+        return Vec::new();
     };
-    let mut pen = Pen::default();
-    for operation in &content.operations {
-        let operands = &operation.operands;
-        match operation.operator.as_str() {
-            "Tf" => {
-                pen.encoding = operands
-                    .first()
-                    .and_then(|name| name.as_name().ok())
-                    .and_then(|name| encodings.get(name));
-            }
-            "Tj" => pen.show(operands.first(), out),
-            "'" | "\"" => {
-                pen.y -= 1.0;
-                // `"` sets spacing first: its string is the third operand.
-                pen.show(operands.last(), out);
-            }
-            "TJ" => {
-                let Some(Object::Array(items)) = operands.first() else {
-                    continue;
-                };
-                for item in items {
-                    match item {
-                        Object::String(..) => pen.show(Some(item), out),
-                        // A negative number moves the next glyph right.
-                        number => {
-                            if number.as_float().is_ok_and(|gap| -gap > WORD_GAP) {
-                                space(out);
+    xobjects
+        .iter()
+        .filter_map(|(name, value)| Some((name.clone(), value.as_reference().ok()?)))
+        .collect()
+}
+
+impl<'d> Walk<'d> {
+    /// Shows the text of a content stream, drawing the forms it uses.
+    fn run(
+        &mut self,
+        content: &Content,
+        resources: &Resources<'d, '_>,
+        pen: &mut Pen,
+        out: &mut Out,
+    ) {
+        for operation in &content.operations {
+            let operands = &operation.operands;
+            match operation.operator.as_str() {
+                "Tf" => {
+                    pen.font = operands
+                        .first()
+                        .and_then(|name| name.as_name().ok())
+                        .map(<[u8]>::to_vec);
+                }
+                "Do" => {
+                    let name = operands.first().and_then(|name| name.as_name().ok());
+                    if let Some(id) = name.and_then(|name| resources.xobject(name)) {
+                        self.form(id, resources, pen, out);
+                    }
+                }
+                "Tj" => pen.show(resources, operands.first(), out),
+                "'" | "\"" => {
+                    pen.y -= 1.0;
+                    // `"` sets spacing first: its string is the third operand.
+                    pen.show(resources, operands.last(), out);
+                }
+                "TJ" => {
+                    let Some(Object::Array(items)) = operands.first() else {
+                        continue;
+                    };
+                    for item in items {
+                        match item {
+                            Object::String(..) => pen.show(resources, Some(item), out),
+                            // A negative number moves the next glyph right.
+                            number => {
+                                if number.as_float().is_ok_and(|gap| -gap > WORD_GAP) {
+                                    space(out);
+                                }
                             }
                         }
                     }
                 }
+                "BT" => {
+                    pen.y = 0.0;
+                    pen.moved = true;
+                }
+                "Td" | "TD" => {
+                    pen.y += operand(operands, 1);
+                    pen.moved = true;
+                }
+                "Tm" => {
+                    pen.y = operand(operands, 5);
+                    pen.moved = true;
+                }
+                // Next line: any change of baseline will do.
+                "T*" => pen.y -= 1.0,
+                _ => {}
             }
-            "BT" => {
-                pen.y = 0.0;
-                pen.moved = true;
+            if out.full() {
+                return;
             }
-            "Td" | "TD" => {
-                pen.y += operand(operands, 1);
-                pen.moved = true;
-            }
-            "Tm" => {
-                pen.y = operand(operands, 5);
-                pen.moved = true;
-            }
-            // Next line: any change of baseline will do.
-            "T*" => pen.y -= 1.0,
-            _ => {}
-        }
-        if out.full() {
-            return;
         }
     }
-    out.newline();
+
+    /// Draws form XObject `id`: its text, with its own fonts over the caller's.
+    /// Images are passed over; a form drawing itself, forms nested past
+    /// [`MAX_FORM_DEPTH`] and forms past the document's budgets
+    /// ([`MAX_FORM_BYTES`], [`MAX_FORM_DRAWS`]) are not drawn.
+    fn form(
+        &mut self,
+        id: lopdf::ObjectId,
+        outer: &Resources<'d, '_>,
+        pen: &mut Pen,
+        out: &mut Out,
+    ) {
+        if self.drawing.len() >= MAX_FORM_DEPTH
+            || self.drawing.contains(&id)
+            || self.draws >= MAX_FORM_DRAWS
+        {
+            return;
+        }
+        self.draws += 1;
+        let form = match self.forms.get(&id) {
+            Some(form) => form.clone(),
+            None => {
+                let form = self.read_form(id).map(Rc::new);
+                self.forms.insert(id, form.clone());
+                form
+            }
+        };
+        let Some(form) = form else {
+            return;
+        };
+        let resources = Resources {
+            encodings: form.encodings.clone(),
+            xobjects: form.xobjects.clone(),
+            parent: Some(outer),
+        };
+        self.drawing.push(id);
+        pen.moved = true;
+        self.run(&form.content, &resources, pen, out);
+        self.drawing.pop();
+    }
+
+    /// Reads form `id` once: None for an image, a broken form or one past the
+    /// byte budget.
+    fn read_form(&mut self, id: lopdf::ObjectId) -> Option<Form<'d>> {
+        let Ok(Object::Stream(stream)) = self.document.get_object(id) else {
+            return None;
+        };
+        if stream.dict.get(b"Subtype").and_then(Object::as_name).ok() != Some(b"Form") {
+            return None;
+        }
+        let budget = MAX_FORM_BYTES.saturating_sub(self.form_bytes);
+        let content = match stream.decompressed_content_with_limit(budget) {
+            Ok(content) => content,
+            Err(_) if stream.dict.get(b"Filter").is_err() && stream.content.len() <= budget => {
+                stream.content.clone()
+            }
+            Err(_) => return None,
+        };
+        self.form_bytes += content.len();
+        let content = Content::decode(&content).ok()?;
+        let (mut encodings, mut xobjects) = (BTreeMap::new(), BTreeMap::new());
+        let own = stream
+            .dict
+            .get(b"Resources")
+            .ok()
+            .and_then(|r| self.document.dereference(r).ok())
+            .and_then(|(_, r)| r.as_dict().ok());
+        if let Some(own) = own {
+            if let Ok(Ok((_, Object::Dictionary(fonts)))) =
+                own.get(b"Font").map(|f| self.document.dereference(f))
+            {
+                let fonts = fonts.iter().filter_map(|(name, font)| {
+                    let (_, font) = self.document.dereference(font).ok()?;
+                    Some((name.clone(), font.as_dict().ok()?))
+                });
+                encodings = encodings_of(self.document, fonts);
+            }
+            xobjects.extend(xobject_ids(self.document, own));
+        }
+        Some(Form {
+            content,
+            encodings: Rc::new(encodings),
+            xobjects: Rc::new(xobjects),
+        })
+    }
+}
+
+/// `text` with typographic ligatures (U+FB00 to U+FB06: ff, fi, fl, ffi, ffl, st)
+/// written out as their letters, as a reader searching for "file" expects.
+fn unligature(text: String) -> String {
+    if !text.chars().any(|c| ('\u{fb00}'..='\u{fb06}').contains(&c)) {
+        return text;
+    }
+    let mut plain = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\u{fb00}' => plain.push_str("ff"),
+            '\u{fb01}' => plain.push_str("fi"),
+            '\u{fb02}' => plain.push_str("fl"),
+            '\u{fb03}' => plain.push_str("ffi"),
+            '\u{fb04}' => plain.push_str("ffl"),
+            '\u{fb05}' | '\u{fb06}' => plain.push_str("st"),
+            c => plain.push(c),
+        }
+    }
+    plain
 }
 
 fn operand(operands: &[Object], index: usize) -> f32 {
@@ -135,20 +364,33 @@ fn space(out: &mut Out) {
 
 /// Where the text is: the font's encoding, the height of the baseline (in text
 /// space, enough to tell one line from the next), and where text was last shown.
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn writes_ligatures_as_letters() {
+        assert_eq!(
+            super::unligature("con\u{fb01}guration \u{fb00}".into()),
+            "configuration ff"
+        );
+    }
+}
+
 #[derive(Default)]
-struct Pen<'d> {
-    encoding: Option<&'d Encoding<'d>>,
+struct Pen {
+    /// The resource name of the current font.
+    font: Option<Vec<u8>>,
     y: f32,
     /// The baseline and the position of the last text shown.
     shown: Option<f32>,
     moved: bool,
 }
 
-impl Pen<'_> {
+impl Pen {
     /// Writes a string operand in the current font's encoding: on a new line
     /// when the baseline changed, after a space when the position jumped along it.
-    fn show(&mut self, operand: Option<&Object>, out: &mut Out) {
-        let (Some(encoding), Some(Object::String(bytes, _))) = (self.encoding, operand) else {
+    fn show(&mut self, resources: &Resources<'_, '_>, operand: Option<&Object>, out: &mut Out) {
+        let encoding = self.font.as_ref().and_then(|font| resources.encoding(font));
+        let (Some(encoding), Some(Object::String(bytes, _))) = (encoding, operand) else {
             return;
         };
         let mut text = String::new();
@@ -164,6 +406,6 @@ impl Pen<'_> {
         }
         self.shown = Some(self.y);
         self.moved = false;
-        out.text(&text);
+        out.text(&unligature(text));
     }
 }

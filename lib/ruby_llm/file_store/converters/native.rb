@@ -43,19 +43,29 @@ module RubyLLM
         end
       end
 
-      # Reads Word, Excel and PowerPoint files (Office Open XML) locally: Word
-      # paragraphs and tables, each sheet under <tt>## name</tt> with tab-separated
-      # rows, each slide under <tt>## Slide N</tt>.
+      # Reads Word, Excel and PowerPoint files (Office Open XML), OpenDocument files
+      # (.odt, .ods, .odp, and flat .fodt, .fods, .fodp) and EPUB books locally:
+      # paragraphs, lists and tables, then headers and footers, footnotes, endnotes
+      # and comments; each sheet under <tt>## name</tt> (<tt>(hidden)</tt> when
+      # hidden) with tab-separated rows and dates as ISO dates; each slide under
+      # <tt>## Slide N</tt>; a book's chapters in reading order.
       #
       #   Converters::Office::TYPES.each do |type|
       #     config.file_converters[type] = RubyLLM.file_store.converter.office
       #   end
       module Office
-        # The MIME types of .docx, .xlsx and .pptx files.
+        # The MIME types of the files it reads.
         TYPES = %w[
           application/vnd.openxmlformats-officedocument.wordprocessingml.document
           application/vnd.openxmlformats-officedocument.spreadsheetml.sheet
           application/vnd.openxmlformats-officedocument.presentationml.presentation
+          application/vnd.oasis.opendocument.text
+          application/vnd.oasis.opendocument.spreadsheet
+          application/vnd.oasis.opendocument.presentation
+          application/vnd.oasis.opendocument.text-flat-xml
+          application/vnd.oasis.opendocument.spreadsheet-flat-xml
+          application/vnd.oasis.opendocument.presentation-flat-xml
+          application/epub+zip
         ].freeze
 
         module_function
@@ -66,7 +76,9 @@ module RubyLLM
       end
 
       # Reads HTML locally as lines of text: no scripts, styles or hidden elements,
-      # blocks on lines of their own, table cells separated by <tt> | </tt>.
+      # blocks on lines of their own, table cells separated by <tt> | </tt>. The
+      # charset is found as a browser finds it (byte order mark, <tt><meta></tt>;
+      # UTF-8 when valid, else windows-1252). A page with no text gives nil.
       #
       #   config.file_converters["text/html"] = RubyLLM.file_store.converter.html
       module HTML
