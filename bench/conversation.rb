@@ -10,7 +10,11 @@
 # which answers the same way both times and records every request body.
 
 abort 'Set RUBY_LLM_PATH to a folder of ruby_llm and its dependencies, one lib/ each' unless ENV['RUBY_LLM_PATH']
-ENV.fetch('RUBY_LLM_PATH').split(':').each { |set| Dir[File.join(set, '*', 'lib')].each { |lib| $LOAD_PATH.unshift(lib) } }
+ENV.fetch('RUBY_LLM_PATH').split(':').each do |set|
+  Dir[File.join(set, '*', 'lib')].each do |lib|
+    $LOAD_PATH.unshift(lib)
+  end
+end
 $LOAD_PATH.unshift(File.expand_path('../lib', __dir__))
 require 'ruby_llm'
 require 'ruby_llm/file_store'

@@ -25,7 +25,7 @@ class ScriptedLLMServer
   Reply = Struct.new(:kind, :text, :calls, :status, keyword_init: true)
 
   MODEL = 'gpt-4.1-mini'
-  PATHS = { '/v1/chat/completions' => :chat_completions, '/v1/responses' => :responses }.freeze
+  PATHS = { '/v1/chat/completions' => :chat_completions, '/v1/responses' => :responses, '/v1/ocr' => :ocr }.freeze
 
   def self.start(**options)
     new(**options).start
@@ -170,6 +170,9 @@ class ScriptedLLMServer
       output_tokens = [(reply.text || JSON.generate(reply.calls)).size / 4, 1].max
       if protocol == :chat_completions
         chat_completion(reply, input_tokens, output_tokens)
+      elsif protocol == :ocr
+        { model: 'mistral-ocr-latest', pages: [{ index: 0, markdown: reply.text, images: [] }],
+          usage_info: { pages_processed: 1, doc_size_bytes: request_bytes } }
       else
         response_object(reply, input_tokens, output_tokens)
       end
