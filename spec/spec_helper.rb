@@ -6,7 +6,7 @@ $LOAD_PATH.unshift File.expand_path('../lib', __dir__)
 # against the real thing.
 if ENV['RUBY_LLM_PATH']
   ENV['RUBY_LLM_PATH'].split(':').reverse_each do |set|
-    Dir[File.join(set, '*', 'lib')].sort.reverse_each { |lib| $LOAD_PATH.unshift(lib) }
+    Dir[File.join(set, '*', 'lib')].reverse_each { |lib| $LOAD_PATH.unshift(lib) }
   end
   require 'ruby_llm'
 end

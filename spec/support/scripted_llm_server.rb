@@ -168,13 +168,12 @@ class ScriptedLLMServer
     def render(protocol, reply, request_bytes)
       input_tokens = [request_bytes / 4, 1].max
       output_tokens = [(reply.text || JSON.generate(reply.calls)).size / 4, 1].max
-      if protocol == :chat_completions
-        chat_completion(reply, input_tokens, output_tokens)
-      elsif protocol == :ocr
+      case protocol
+      when :chat_completions then chat_completion(reply, input_tokens, output_tokens)
+      when :ocr
         { model: 'mistral-ocr-latest', pages: [{ index: 0, markdown: reply.text, images: [] }],
           usage_info: { pages_processed: 1, doc_size_bytes: request_bytes } }
-      else
-        response_object(reply, input_tokens, output_tokens)
+      else response_object(reply, input_tokens, output_tokens)
       end
     end
 
