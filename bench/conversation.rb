@@ -10,7 +10,11 @@
 # which answers the same way both times and records every request body.
 
 abort 'Set RUBY_LLM_PATH to a folder of ruby_llm and its dependencies, one lib/ each' unless ENV['RUBY_LLM_PATH']
-Dir[File.join(ENV.fetch('RUBY_LLM_PATH', nil), '*', 'lib')].each { |lib| $LOAD_PATH.unshift(lib) }
+ENV.fetch('RUBY_LLM_PATH').split(':').each do |set|
+  Dir[File.join(set, '*', 'lib')].each do |lib|
+    $LOAD_PATH.unshift(lib)
+  end
+end
 $LOAD_PATH.unshift(File.expand_path('../lib', __dir__))
 require 'ruby_llm'
 require 'ruby_llm/file_store'
@@ -50,7 +54,7 @@ class Conversation
   def script
     replies = QUESTIONS.each_index.flat_map do |index|
       answer = ScriptedLLMServer.text("Answer #{index + 1}.")
-      index == 2 ? [ScriptedLLMServer.tool_call(ConversationFixtures::SalesReport.tool_name), answer] : [answer]
+      index == 2 ? [ScriptedLLMServer.tool_call(ConversationFixtures::SalesReport.new.name), answer] : [answer]
     end
     @server.script(*replies)
   end

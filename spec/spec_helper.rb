@@ -1,10 +1,13 @@
 # frozen_string_literal: true
 
 $LOAD_PATH.unshift File.expand_path('../lib', __dir__)
-# RUBY_LLM_PATH names a folder of ruby_llm and its runtime dependencies, one lib/
-# each; with it the specs tagged :ruby_llm run against the real thing.
+# RUBY_LLM_PATH names folders (joined with :) of ruby_llm and its runtime
+# dependencies, or of Rails, one lib/ each; with it the specs tagged :ruby_llm run
+# against the real thing.
 if ENV['RUBY_LLM_PATH']
-  Dir[File.join(ENV['RUBY_LLM_PATH'], '*', 'lib')].each { |lib| $LOAD_PATH.unshift(lib) }
+  ENV['RUBY_LLM_PATH'].split(':').reverse_each do |set|
+    Dir[File.join(set, '*', 'lib')].reverse_each { |lib| $LOAD_PATH.unshift(lib) }
+  end
   require 'ruby_llm'
 end
 require 'ruby_llm/file_store'

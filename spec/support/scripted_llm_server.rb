@@ -25,7 +25,7 @@ class ScriptedLLMServer
   Reply = Struct.new(:kind, :text, :calls, :status, keyword_init: true)
 
   MODEL = 'gpt-4.1-mini'
-  PATHS = { '/v1/chat/completions' => :chat_completions, '/v1/responses' => :responses }.freeze
+  PATHS = { '/v1/chat/completions' => :chat_completions, '/v1/responses' => :responses, '/v1/ocr' => :ocr }.freeze
 
   def self.start(**options)
     new(**options).start
@@ -168,10 +168,12 @@ class ScriptedLLMServer
     def render(protocol, reply, request_bytes)
       input_tokens = [request_bytes / 4, 1].max
       output_tokens = [(reply.text || JSON.generate(reply.calls)).size / 4, 1].max
-      if protocol == :chat_completions
-        chat_completion(reply, input_tokens, output_tokens)
-      else
-        response_object(reply, input_tokens, output_tokens)
+      case protocol
+      when :chat_completions then chat_completion(reply, input_tokens, output_tokens)
+      when :ocr
+        { model: 'mistral-ocr-latest', pages: [{ index: 0, markdown: reply.text, images: [] }],
+          usage_info: { pages_processed: 1, doc_size_bytes: request_bytes } }
+      else response_object(reply, input_tokens, output_tokens)
       end
     end
 
@@ -217,16 +219,31 @@ class ScriptedLLMServer
     ATTACHMENT_TYPES = %w[image_url input_image file input_file input_audio].freeze
     TEXT_TYPES = %w[text input_text output_text].freeze
 
+    # The protocols the loaded ruby_llm speaks to OpenAI: main chooses between
+    # Chat Completions and the Responses API; 1.16 has Chat Completions only.
+    def self.protocols
+      return %i[chat_completions responses] unless defined?(RubyLLM::Chat)
+
+      protocol = RubyLLM::Chat.instance_method(:initialize).parameters.any? { |_, name| name == :protocol }
+      protocol ? %i[chat_completions responses] : %i[chat_completions]
+    end
+
     # A real RubyLLM::Chat talking to server, configured in its own
     # RubyLLM.context (the global configuration is untouched), no retries.
     def scripted_chat(server, protocol: :chat_completions, model: ScriptedLLMServer::MODEL)
-      context = RubyLLM.context do |config|
+      raise ArgumentError, "this ruby_llm has no #{protocol} protocol" unless Helpers.protocols.include?(protocol)
+
+      options = Helpers.protocols.size > 1 ? { protocol: } : {}
+      scripted_context(server).chat(model:, provider: :openai, assume_model_exists: true, **options)
+    end
+
+    def scripted_context(server)
+      RubyLLM.context do |config|
         config.openai_api_key = 'test'
         config.openai_api_base = server.base_url
         config.max_retries = 0
         config.request_timeout = 10
       end
-      context.chat(model:, provider: :openai, assume_model_exists: true, protocol:)
     end
 
     # The text of a recorded message's content: a String, or an Array of parts

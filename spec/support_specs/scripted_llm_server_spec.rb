@@ -15,7 +15,7 @@ RSpec.describe ScriptedLLMServer, :ruby_llm do
     found = []
     tool = Class.new(RubyLLM::Tool) do
       description 'Searches the stored files for a pattern'
-      parameter :pattern, description: 'what to look for'
+      RubyLLM::FileStore::Seams.declare_parameter(self, :pattern, description: 'what to look for')
       define_method(:execute) do |pattern:|
         found << pattern
         "3 files mention #{pattern}"
@@ -52,7 +52,7 @@ RSpec.describe ScriptedLLMServer, :ruby_llm do
     expect(server.pending_replies).to eq(1)
   end
 
-  %i[chat_completions responses].each do |protocol|
+  ScriptedLLMServer::Helpers.protocols.each do |protocol|
     context "with the #{protocol} protocol" do
       let(:path) { protocol == :chat_completions ? '/v1/chat/completions' : '/v1/responses' }
       let(:chat) { scripted_chat(server, protocol:) }

@@ -17,8 +17,11 @@ module RubyLLM
 
         # The Markdown OCR reads from +attachment+.
         def call(attachment)
-          raise ConfigurationError, 'The OCR converter needs ruby_llm, which has RubyLLM.ocr' unless
-            RubyLLM.respond_to?(:ocr)
+          unless RubyLLM.respond_to?(:ocr)
+            version = defined?(RubyLLM::VERSION) ? "ruby_llm #{RubyLLM::VERSION} has none" : 'ruby_llm is not loaded'
+            raise ConfigurationError,
+                  "The OCR converter needs RubyLLM.ocr, which ruby_llm's main branch has: #{version}"
+          end
 
           RubyLLM.ocr(attachment, **options).markdown
         end

@@ -90,7 +90,8 @@ module RubyLLM
 
       # Hooks into acts_as_chat, once ruby_llm's ActsAs is loaded. Returns whether it did.
       def install
-        return false unless defined?(::ActiveRecord::Base) && defined?(RubyLLM::ActiveRecord::ActsAs)
+        return false unless defined?(::ActiveRecord::Base) &&
+                            (defined?(RubyLLM::ActiveRecord::ActsAs) || defined?(RubyLLM::ActiveRecord::ActsAsLegacy))
 
         base = ::ActiveRecord::Base.singleton_class
         base.prepend(Macro) unless base.include?(Macro)

@@ -23,6 +23,7 @@ module RubyLLM
       # value or a lambda, is passed on for stores that keep files per person.
       # Without arguments, returns the declaration.
       def file_store(store = NOT_GIVEN, spill_to_file: NOT_GIVEN, owner: nil)
+        Seams.check!
         if store.equal?(NOT_GIVEN) && spill_to_file.equal?(NOT_GIVEN) && owner.nil?
           declaration = file_store_declaration
           return declaration.equal?(REMOVED) ? nil : declaration
@@ -60,4 +61,10 @@ module RubyLLM
   end
 end
 
-RubyLLM::Agent.singleton_class.prepend(RubyLLM::FileStore::AgentExtension)
+if defined?(RubyLLM::Agent)
+  # The hook keeps the visibility ruby_llm gives apply_configuration.
+  if RubyLLM::Agent.singleton_class.private_method_defined?(:apply_configuration)
+    RubyLLM::FileStore::AgentExtension.send(:private, :apply_configuration)
+  end
+  RubyLLM::Agent.singleton_class.prepend(RubyLLM::FileStore::AgentExtension)
+end

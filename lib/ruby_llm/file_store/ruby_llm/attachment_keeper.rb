@@ -34,7 +34,7 @@ module RubyLLM
       private
 
       def store_attachment(attachment)
-        return if attachment.url? || attachment.provider_file?
+        return unless Seams.keepable?(attachment)
 
         content = attachment.content.to_s.b
         path, existing = place(self.class.filename(attachment.filename), Digest::SHA256.hexdigest(content))

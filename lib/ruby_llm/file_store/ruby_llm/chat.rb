@@ -25,6 +25,7 @@ module RubyLLM
       # store keeps files per person; a plain chat raises ArgumentError with one, as
       # it has no record to keep them with. nil is no owner.
       def with_file_store(store = NOT_GIVEN, spill_to_file: 10_000, owner: nil)
+        Seams.check!
         refuse_owner(owner) if owner
         store = default_file_store if store.equal?(NOT_GIVEN)
         detach_file_store
@@ -62,21 +63,15 @@ module RubyLLM
 
       private
 
-      def preprocessed_messages(list = messages)
-        return super unless @file_store
-
-        super(MessageView.new(keeper: @file_store_keeper, chat: self).call(list))
+      # The messages as the request sends them (Seams::Chat calls it).
+      def file_store_view(list)
+        MessageView.new(keeper: @file_store_keeper, chat: self).call(list)
       end
 
-      def add_tool_result_message(tool_call, result)
-        return super unless @file_store
-
-        content, attachments = Tool.split_result(result)
-        spiller = Spiller.new(@file_store, @file_store_spill, method(:file_written))
-        shown = spiller.call(tools[tool_call.name.to_sym], content)
-        return super if shown.equal?(content)
-
-        super(tool_call, attachments.empty? ? shown : [shown, *attachments])
+      # What the model gets for +content+, the result of +tool_call+: itself, or its
+      # start when it was spilled to a file (Seams::Chat calls it).
+      def file_store_spill(tool_call, content)
+        Spiller.new(@file_store, @file_store_spill, method(:file_written)).call(tools[tool_call.name.to_sym], content)
       end
 
       def default_file_store
@@ -126,9 +121,7 @@ module RubyLLM
       end
 
       def renders?(attachment)
-        protocol = @provider.send(:resolve_protocol, @protocol, @model, tools: {}, schema: nil, thinking: nil,
-                                                                        tool_prefs: nil, citations: false)
-        protocol.new(@provider, @model).send(:format_content, nil, [attachment])
+        file_store_renders?(attachment)
         true
       rescue UnsupportedAttachmentError
         false
@@ -140,3 +133,4 @@ module RubyLLM
 end
 
 RubyLLM::Chat.prepend(RubyLLM::FileStore::ChatExtension)
+RubyLLM::Chat.prepend(RubyLLM::FileStore::Seams::Chat)

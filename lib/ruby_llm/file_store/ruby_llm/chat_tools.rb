@@ -20,12 +20,15 @@ module RubyLLM
             @plain = plain
             @tool_name = name
             description plain.description
-            plain.parameters.each { |parameter, options| parameter(parameter, **options) }
+            plain.parameters.each { |parameter, options| Seams.declare_parameter(self, parameter, **options) }
           end
         end
 
         # The store the tool works on.
         attr_reader :store
+
+        # The name the model knows the tool by.
+        def name = self.class.tool_name
 
         def initialize(store, config: nil, on_write: nil)
           super()
@@ -37,7 +40,7 @@ module RubyLLM
 
         def run(**arguments)
           result = @tool.call(**arguments)
-          result.is_a?(Tools::Base::FileResult) ? [result.text, result.attachment] : result
+          result.is_a?(Tools::Base::FileResult) ? Seams.file_result(result.text, result.attachment) : result
         end
       end
 

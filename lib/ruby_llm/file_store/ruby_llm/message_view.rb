@@ -32,19 +32,19 @@ module RubyLLM
       private
 
       def user_view(message, current:)
-        return message if message.attachments.empty? || !text_content?(message)
+        return message if Seams.attachments(message).empty? || !Seams.text_content?(message)
 
-        full, lines = split(message.attachments) { |attachment| current && @chat.provider_takes?(attachment) }
-        lines.empty? ? message : rebuild(message, [message.content, *lines], full)
+        full, lines = split(Seams.attachments(message)) { |attachment| current && @chat.provider_takes?(attachment) }
+        lines.empty? ? message : rebuild(message, [text(message), *lines], full)
       end
 
       def tool_view(message, call, answered:)
-        return message unless text_content?(message)
+        return message unless Seams.text_content?(message)
         return answered ? forget_read(message, call) : message if call&.name.to_s == 'read_file'
-        return message if message.attachments.empty?
+        return message if Seams.attachments(message).empty?
 
-        full, lines = split(message.attachments) { false }
-        rebuild(message, [message.content, *lines], full)
+        full, lines = split(Seams.attachments(message)) { false }
+        rebuild(message, [text(message), *lines], full)
       end
 
       # [the attachments sent in full, the lines for the rest]. An attachment the
@@ -72,13 +72,12 @@ module RubyLLM
         " (#{arguments['unit'] || 'lines'} from #{arguments['offset'] || 'the start'}#{limit})"
       end
 
-      def text_content?(message)
-        message.content.nil? || message.content.is_a?(String)
+      def text(message)
+        message.content.is_a?(String) ? message.content : message.content&.text
       end
 
       def rebuild(message, parts, attachments)
-        content = parts.compact.reject { |part| part.to_s.empty? }.join("\n\n")
-        message.with_attachments(attachments).tap { |copy| copy.instance_variable_set(:@content, content) }
+        Seams.rebuild(message, parts.compact.reject { |part| part.to_s.empty? }.join("\n\n"), attachments)
       end
 
       def tool_calls_by_id(messages)

@@ -33,7 +33,7 @@ RSpec.describe 'Chat#with_file_store', :ruby_llm do
     path
   end
 
-  %i[chat_completions responses].each do |protocol|
+  ScriptedLLMServer::Helpers.protocols.each do |protocol|
     context "over #{protocol}" do
       let(:chat) { scripted_chat(server, protocol:).with_file_store }
 
@@ -56,7 +56,7 @@ RSpec.describe 'Chat#with_file_store', :ruby_llm do
           contract-v2.pdf (application/pdf, #{File.size(v2)} bytes) is in this chat's files
         TEXT
         expect(chat.file_store.list.map(&:path)).to eq(%w[contract-v1.pdf contract-v2.pdf])
-        expect(chat.messages.first.attachments.size).to eq(2)
+        expect(RubyLLM::FileStore::Seams.attachments(chat.messages.first).size).to eq(2)
       end
 
       it 'finds one line in a 400-line file with search_files, then read_file' do
@@ -233,8 +233,9 @@ RSpec.describe 'Chat#with_file_store', :ruby_llm do
         inputs :project
         file_store -> { RubyLLM.file_store.directory(File.join(root, project)) }
       end
-      one = agent.chat(project: 'alpha', model: 'gpt-4.1-mini', provider: :openai, assume_model_exists: true)
-      two = agent.chat(project: 'beta', model: 'gpt-4.1-mini', provider: :openai, assume_model_exists: true)
+      options = { model: 'gpt-4.1-mini', provider: :openai, assume_model_exists: true, context: llm }
+      one = agent.chat(project: 'alpha', **options)
+      two = agent.chat(project: 'beta', **options)
       expect([one.file_store.local_root, two.file_store.local_root]).to eq([File.join(root, 'alpha'), File.join(root, 'beta')])
       expect(one.tools.keys).to include(:read_file)
     end
@@ -247,7 +248,7 @@ RSpec.describe 'Chat#with_file_store', :ruby_llm do
       end
       child = Class.new(parent)
       none = Class.new(parent) { file_store nil }
-      options = { model: 'gpt-4.1-mini', provider: :openai, assume_model_exists: true }
+      options = { model: 'gpt-4.1-mini', provider: :openai, assume_model_exists: true, context: llm }
       expect(child.chat(**options).file_store).to be_a(RubyLLM::FileStore::Memory)
       expect(child.chat(**options).file_store).not_to equal(child.chat(**options).file_store)
       expect(none.chat(**options).file_store).to be_nil

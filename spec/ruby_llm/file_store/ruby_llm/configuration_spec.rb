@@ -22,17 +22,39 @@ RSpec.describe 'config.file_converters', :ruby_llm do
     expect(store.text('a.bin')).to eq('converted')
   end
 
-  it 'hands the OCR converter the file as an attachment for RubyLLM.ocr' do
-    received = nil
-    ocr_result = Struct.new(:markdown).new("## Page 1\n\nScanned text")
-    allow(RubyLLM).to receive(:ocr) do |file, **options|
-      received = [file.class, file.filename, options]
-      ocr_result
+  if defined?(RubyLLM) && RubyLLM.respond_to?(:ocr)
+    it "reads a scan with the real RubyLLM.ocr, over the provider's OCR endpoint" do
+      server = ScriptedLLMServer.start
+      server.script(ScriptedLLMServer.text("## Page 1\n\nScanned text"))
+      context = RubyLLM.context do |config|
+        config.mistral_api_key = 'test'
+        config.mistral_api_base = server.base_url
+        config.max_retries = 0
+      end
+      ocr = RubyLLM.file_store.converter.ocr(model: 'mistral-ocr-latest', provider: :mistral,
+                                             assume_model_exists: true, context:)
+      config = Struct.new(:file_converters).new({ 'application/pdf' => ocr })
+      store = RubyLLM.file_store.memory
+      pdf = File.binread(File.expand_path('../../../fixtures/documents/scan.pdf', __dir__))
+      store.write('scan.pdf', pdf)
+
+      expect(store.text('scan.pdf', config:)).to eq("## Page 1\n\nScanned text")
+      body = server.request_bodies.last
+      expect(body['model']).to eq('mistral-ocr-latest')
+      expect(body['document']).to eq('type' => 'document_url',
+                                     'document_url' => "data:application/pdf;base64,#{Base64.strict_encode64(pdf)}")
+    ensure
+      server&.stop
     end
-    RubyLLM.config.file_converters['application/x-test'] = RubyLLM.file_store.converter.ocr(model: 'mistral-ocr-latest')
-    store = RubyLLM.file_store.memory
-    store.write('scan.bin', 'bytes', content_type: 'application/x-test')
-    expect(store.text('scan.bin')).to eq("## Page 1\n\nScanned text")
-    expect(received).to eq([RubyLLM::Attachment, 'scan.bin', { model: 'mistral-ocr-latest' }])
+  else
+    it 'says the OCR converter needs RubyLLM.ocr, which this ruby_llm lacks' do
+      RubyLLM.config.file_converters['application/x-test'] = RubyLLM.file_store.converter.ocr
+      store = RubyLLM.file_store.memory
+      store.write('scan.bin', 'bytes', content_type: 'application/x-test')
+      expect { store.text('scan.bin') }.to raise_error(
+        RubyLLM::ConfigurationError,
+        "The OCR converter needs RubyLLM.ocr, which ruby_llm's main branch has: ruby_llm #{RubyLLM::VERSION} has none"
+      )
+    end
   end
 end

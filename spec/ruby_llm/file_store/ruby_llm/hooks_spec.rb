@@ -1,23 +1,45 @@
 # frozen_string_literal: true
 
+require 'fileutils'
 require 'open3'
 require 'rbconfig'
 
+# A ruby_llm without the seams: a copy of the loaded ruby_llm, made here, whose Chat
+# lacks add_tool_result_message, as releases before 1.16 lack the seams.
 RSpec.describe 'Loading on a ruby_llm without the hooks', :ruby_llm do
-  it 'fails at load, naming what is missing' do
-    libs = $LOAD_PATH.grep(%r{/lib\z}).flat_map { |lib| ['-I', lib] }
+  include TmpDirHelper
+
+  def without_hook
+    source = File.dirname($LOADED_FEATURES.find { |file| file.end_with?('/lib/ruby_llm.rb') })
+    copy = File.join(tmp_dir, 'ruby_llm', 'lib')
+    FileUtils.mkdir_p(File.dirname(copy))
+    FileUtils.cp_r(source, copy)
+    chat = File.join(copy, 'ruby_llm', 'chat.rb')
+    File.write(chat, File.read(chat).gsub('def add_tool_result_message(', 'def add_old_tool_result_message('))
+    copy
+  end
+
+  it 'loads the stores and tools, and refuses chats naming the versions that work' do
+    libs = [without_hook, *$LOAD_PATH.grep(%r{/lib\z})].flat_map { |lib| ['-I', lib] }
     script = <<~RUBY
-      require 'ruby_llm'
-      RubyLLM::Chat.send(:remove_method, :preprocessed_messages)
-      begin
-        require 'ruby_llm/file_store'
-      rescue LoadError => e
+      require 'ruby_llm/file_store'
+      RubyLLM.configure { |config| config.openai_api_key = 'test' }
+      store = RubyLLM.file_store.memory
+      store.write('a.md', 'kept')
+      puts store.read('a.md')
+      puts RubyLLM::FileStore::Tools::ReadFile.new(store).call(path: 'a.md')
+      [-> { RubyLLM::Chat.new(model: 'gpt-4.1-mini').with_file_store },
+       -> { Class.new(RubyLLM::Agent) { file_store } }].each do |refused|
+        refused.call
+      rescue RubyLLM::ConfigurationError => e
         puts e.message
       end
     RUBY
     output, status = Open3.capture2e(RbConfig.ruby, *libs, '-e', script)
-    expect(status).to be_success
-    expect(output.strip).to eq("ruby_llm-file_store needs ruby_llm 1.16 or later: ruby_llm #{RubyLLM::VERSION} " \
-                               'has no Chat#preprocessed_messages, where chats with files hook in.')
+    expect(status).to be_success, output
+    refusal = 'Chats with files need ruby_llm 1.16.0 or later (the 1.16 release or main): ruby_llm ' \
+              "#{RubyLLM::VERSION} has no Chat#add_tool_result_message. The stores, converters and tools work on " \
+              'their own.'
+    expect(output.lines.map(&:chomp)).to eq(['kept', "     1\tkept", refusal, refusal])
   end
 end

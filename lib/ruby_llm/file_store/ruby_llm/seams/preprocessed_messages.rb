@@ -1,0 +1,68 @@
+# frozen_string_literal: true
+
+module RubyLLM
+  class FileStore
+    # The glue for ruby_llm main, where a request's messages pass through
+    # Chat#preprocessed_messages, a message has its own attachments, and a tool may
+    # return files (Tool.split_result).
+    module Seams
+      module_function
+
+      def check!; end
+
+      def declare_parameter(tool_class, name, **options)
+        tool_class.parameter(name, **options)
+      end
+
+      # What a tool returns to show the model +attachment+ with +text+.
+      def file_result(text, attachment)
+        [text, attachment]
+      end
+
+      # Whether the store can keep +attachment+: not a URL, nor a file uploaded to the provider.
+      def keepable?(attachment)
+        !attachment.url? && !attachment.provider_file?
+      end
+
+      def attachments(message)
+        message.attachments
+      end
+
+      def text_content?(message)
+        message.content.nil? || message.content.is_a?(String)
+      end
+
+      # A copy of +message+ with +content+, a String, and +attachments+.
+      def rebuild(message, content, attachments)
+        message.with_attachments(attachments).tap { |copy| copy.instance_variable_set(:@content, content) }
+      end
+
+      # Chat's side: the request's view of the messages, and tool results spilled.
+      module Chat
+        private
+
+        def preprocessed_messages(list = messages)
+          return super unless file_store
+
+          super(file_store_view(list))
+        end
+
+        def add_tool_result_message(tool_call, result)
+          return super unless file_store
+
+          content, attachments = RubyLLM::Tool.split_result(result)
+          shown = file_store_spill(tool_call, content)
+          return super if shown.equal?(content)
+
+          super(tool_call, attachments.empty? ? shown : [shown, *attachments])
+        end
+
+        def file_store_renders?(attachment)
+          protocol = @provider.send(:resolve_protocol, @protocol, @model, tools: {}, schema: nil, thinking: nil,
+                                                                          tool_prefs: nil, citations: false)
+          protocol.new(@provider, @model).send(:format_content, nil, [attachment])
+        end
+      end
+    end
+  end
+end

@@ -1,0 +1,91 @@
+# frozen_string_literal: true
+
+require 'json'
+
+module RubyLLM
+  class FileStore
+    # The glue for ruby_llm 1.16, where Chat#provider_completion hands +messages+ to
+    # the provider, a message's attachments live in its RubyLLM::Content, and a tool
+    # returns text only.
+    module Seams
+      module_function
+
+      def check!; end
+
+      def declare_parameter(tool_class, name, **options)
+        tool_class.param(name, **options)
+      end
+
+      # Tools cannot send files to the model on this ruby_llm, so the model is told
+      # so instead of being told a file is attached.
+      def file_result(text, _attachment)
+        "#{text.delete_suffix(' is attached as the file itself.')} can only be read as the file itself, " \
+          'and this chat cannot show files from tools. Read it with code, if you can run code.'
+      end
+
+      # Whether the store can keep +attachment+: not a URL.
+      def keepable?(attachment)
+        !attachment.url?
+      end
+
+      # A result as text to spill: a String, or a Hash or Array as JSON; nil for
+      # anything else (ruby_llm's Content), which goes to the model as it is.
+      def result_text(result)
+        case result
+        when String then result
+        when Hash, Array then JSON.generate(result)
+        end
+      end
+
+      def attachments(message)
+        message.content.is_a?(RubyLLM::Content) ? message.content.attachments : []
+      end
+
+      def text_content?(message)
+        content = message.content
+        content.nil? || content.is_a?(String) || (content.is_a?(RubyLLM::Content) && content.text.is_a?(String))
+      end
+
+      # A copy of +message+ with +content+, a String, and +attachments+.
+      def rebuild(message, content, attachments)
+        message.dup.tap do |copy|
+          copy.content = attachments.empty? ? content : RubyLLM::Content.new(content, attachments)
+        end
+      end
+
+      # Chat's side: provider_completion reads +messages+ once, for the request,
+      # and gets the view; a tool's result is spilled before it becomes a message.
+      module Chat
+        def messages
+          return super unless @file_store_request
+
+          @file_store_request = false
+          file_store_view(super)
+        end
+
+        private
+
+        def provider_completion(...)
+          @file_store_request = !file_store.nil?
+          super
+        ensure
+          @file_store_request = false
+        end
+
+        def add_tool_result_message(tool_call, result)
+          return super unless file_store
+
+          content = Seams.result_text(result.is_a?(RubyLLM::Tool::Halt) ? result.content : result)
+          return super unless content
+
+          shown = file_store_spill(tool_call, content)
+          shown.equal?(content) ? super : super(tool_call, shown)
+        end
+
+        def file_store_renders?(attachment)
+          @provider.send(:format_content, RubyLLM::Content.new(nil, [attachment]))
+        end
+      end
+    end
+  end
+end
