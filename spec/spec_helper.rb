@@ -22,6 +22,13 @@ RSpec.configure do |config|
   config.example_status_persistence_file_path = '.rspec_status'
   config.expect_with(:rspec) { |expectations| expectations.max_formatted_output_length = 400 }
 
+  # Without ruby_llm the examples that need it are left out, not shown as pending:
+  # bin/test-ruby-llm runs them against each set of ruby_llm in the gem kit.
+  unless defined?(RubyLLM::Chat)
+    config.filter_run_excluding :ruby_llm
+    config.before(:suite) { RubyLLMExamples.report_left_out }
+  end
+  # Asked for by tag (rspec --tag ruby_llm) without ruby_llm: each says why it waits.
   config.before(:each, :ruby_llm) do
     skip 'needs ruby_llm: set RUBY_LLM_PATH to a folder of ruby_llm and its dependencies' unless
       defined?(RubyLLM::Chat)
