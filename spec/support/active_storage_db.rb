@@ -61,8 +61,7 @@ module ActiveStorageDB
     require 'active_storage/attached'
     require 'active_storage/reflection'
     require 'active_storage/service/registry'
-    models = File.join(Gem.loaded_specs.fetch('activestorage').full_gem_path, 'app', 'models')
-    ActiveSupport::Dependencies.autoload_paths << models
+    ActiveStorageApp.autoload
     ActiveRecord::Base.include(ActiveStorage::Attached::Model)
     ActiveRecord::Base.include(ActiveStorage::Reflection::ActiveRecordExtensions)
     ActiveRecord::Reflection.singleton_class.prepend(ActiveStorage::Reflection::ReflectionExtension)
