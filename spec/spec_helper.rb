@@ -5,10 +5,12 @@ $LOAD_PATH.unshift File.expand_path('../lib', __dir__)
 # dependencies, or of Rails, one lib/ each; with it the specs tagged :ruby_llm run
 # against the real thing.
 if ENV['RUBY_LLM_PATH']
-  ENV['RUBY_LLM_PATH'].split(':').reverse_each do |set|
+  sets = ENV['RUBY_LLM_PATH'].split(':')
+  sets.reverse_each do |set|
     Dir[File.join(set, '*', 'lib')].reverse_each { |lib| $LOAD_PATH.unshift(lib) }
   end
-  require 'ruby_llm'
+  # Rails alone (RUBY_LLM_PATH=../shared/gems/rails-7.2) runs the suite on that Rails.
+  require 'ruby_llm' if sets.any? { |set| Dir[File.join(set, '*', 'lib', 'ruby_llm.rb')].any? }
 end
 require 'ruby_llm/file_store'
 require 'ruby_llm/file_store/rspec'

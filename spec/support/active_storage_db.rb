@@ -18,6 +18,7 @@ module ActiveStorageDB
   def available?
     return @available unless @available.nil?
 
+    require 'openssl' # Active Storage 7 names OpenSSL::Digest on load; Rails itself loads it first
     require 'active_record'
     require 'active_storage'
     require 'sqlite3'
