@@ -23,8 +23,8 @@ Gem::Specification.new do |spec|
   spec.extensions = ['ext/ruby_llm_file_store/extconf.rb']
 
   # extconf.rb drives cargo itself, so rb_sys is not needed. The chat integration
-  # hooks into ruby_llm 1.16.0 and later; the stores, converters and tools load
-  # without it, but a chat is what the gem is for.
-  spec.add_dependency 'ruby_llm', '>= 1.16.0', '< 3'
+  # hooks into ruby_llm 1.16.0 and main, the 2.0 work, both tested; the stores,
+  # converters and tools load without it, but a chat is what the gem is for.
+  spec.add_dependency 'ruby_llm', '>= 1.16.0', '< 2.1'
   spec.metadata['rubygems_mfa_required'] = 'true'
 end

@@ -226,5 +226,6 @@ require_relative 'file_store/directory'
 require_relative 'file_store/factory'
 require_relative 'file_store/rails'
 require_relative 'file_store/tools'
+require_relative 'file_store/chat_tools'
 require_relative 'file_store/code_runner'
 require_relative 'file_store/ruby_llm' if defined?(RubyLLM::Chat)

@@ -18,6 +18,7 @@ module ActiveStorageDB
   def available?
     return @available unless @available.nil?
 
+    require 'openssl' # Active Storage 7 names OpenSSL::Digest on load; Rails itself loads it first
     require 'active_record'
     require 'active_storage'
     require 'sqlite3'
@@ -61,8 +62,7 @@ module ActiveStorageDB
     require 'active_storage/attached'
     require 'active_storage/reflection'
     require 'active_storage/service/registry'
-    models = File.join(Gem.loaded_specs.fetch('activestorage').full_gem_path, 'app', 'models')
-    ActiveSupport::Dependencies.autoload_paths << models
+    ActiveStorageApp.autoload
     ActiveRecord::Base.include(ActiveStorage::Attached::Model)
     ActiveRecord::Base.include(ActiveStorage::Reflection::ActiveRecordExtensions)
     ActiveRecord::Reflection.singleton_class.prepend(ActiveStorage::Reflection::ReflectionExtension)

@@ -1,10 +1,11 @@
 # frozen_string_literal: true
 
 # ruby_llm's Rails integration for the specs tagged :acts_as_chat: its Active Record
-# files loaded as its railtie loads them, the tables of its install generator
-# (trimmed to SQLite, without the batches a chat does not use), and an application's
-# Conversation (acts_as_chat) and ConversationMessage (acts_as_message, with
-# attachments). Needs the real ruby_llm and the :rails database.
+# files loaded as its railtie loads them, the tables of its install generator (on
+# main, its ruby_llm_* tables trimmed to SQLite, without the batches a chat does not
+# use; on 1.16.0, the application's own models and tool calls tables), and an
+# application's Conversation (acts_as_chat) and ConversationMessage (acts_as_message,
+# with attachments). Needs the real ruby_llm and the :rails database.
 module ActsAsChatDB
   module_function
 
@@ -12,25 +13,36 @@ module ActsAsChatDB
     return if @set_up
 
     load_ruby_llm_active_record
-    create_tables
-    define_models
+    if release?
+      ActsAsChatDB::Release.create_tables
+      ActsAsChatDB::Release.define_models
+    else
+      create_tables
+      define_models
+    end
     @set_up = true
   end
 
-  # What ruby_llm's railtie does on Active Record's load, then this gem's hook.
-  # Including ActsAs sets ruby_llm's model registry and batch store to its tables
-  # when unset; the other specs expect the bundled registry, so they are put back.
+  # ruby_llm 1.16.0 keeps models and tool calls in the application's tables
+  # (acts_as_model, acts_as_tool_call); main keeps them in its own ruby_llm_* tables.
+  def release?
+    !$LOAD_PATH.resolve_feature_path('ruby_llm/active_record/model_methods').nil?
+  end
+
+  # What ruby_llm's railtie does on Active Record's load (with the new acts_as API
+  # 1.16.0's generator turns on), then this gem's hook. Including ActsAs points
+  # ruby_llm's model registry (and main's batch store) at the tables when unset; the
+  # other specs expect the bundled registry, so they are put back.
   def load_ruby_llm_active_record
-    %w[payload_helpers model tool_call usage batch chat_methods message_methods acts_as].each do |file|
-      require "ruby_llm/active_record/#{file}"
-    end
-    registry = RubyLLM.config.model_registry_store
-    batches = RubyLLM.config.batch_store
+    files = %w[payload_helpers chat_methods message_methods acts_as]
+    files.insert(1, *(release? ? %w[model_methods tool_call_methods] : %w[model tool_call usage batch]))
+    files.each { |file| require "ruby_llm/active_record/#{file}" }
+    settings = %i[model_registry_store batch_store model_registry_source].select { |name| RubyLLM.config.respond_to?(name) }
+    saved = settings.to_h { |name| [name, RubyLLM.config.public_send(name)] }
     ActiveRecord::Base.include(RubyLLM::ActiveRecord::ActsAs)
-    RubyLLM.config.model_registry_store = registry
-    RubyLLM.config.batch_store = batches
+    saved.each { |name, value| RubyLLM.config.public_send(:"#{name}=", value) }
     RubyLLM::FileStore::ActsAsChat.install
-    PreloaderBackport.apply
+    PreloaderBackport.apply unless release?
   end
 
   def create_tables
@@ -102,8 +114,8 @@ module ActsAsChatDB
     end)
   end
 
-  # ruby_llm preloads with Active Record 7's Preloader.new(records:, associations:).call;
-  # Rails 6.1, the one tested here, spells it Preloader.new.preload(records,
+  # ruby_llm main preloads with Active Record 7's Preloader.new(records:,
+  # associations:).call (1.16.0 does not preload); Rails 6.1 spells it Preloader.new.preload(records,
   # associations). This gives 6.1 the 7.0 form, for the specs only.
   module PreloaderBackport
     def self.apply
@@ -129,10 +141,10 @@ RSpec.configure do |config|
       defined?(RubyLLM::Chat)
     skip "needs Active Record, Active Storage and sqlite3: #{ActiveStorageDB.load_error}" unless
       ActiveStorageDB.available?
-    # ruby_llm 1.16's acts_as keeps models and tool calls in the application's own
-    # tables (acts_as_model, acts_as_tool_call); these specs create main's.
-    skip "ruby_llm #{RubyLLM::VERSION} without ruby_llm_* tables: these specs set up main's schema only" unless
-      RubyLLM::FileStore::Seams.respond_to?(:rebuild) && RubyLLM::Message.method_defined?(:with_attachments)
+    # bin/test-ruby-llm names the Rails each run is for; a run on another fails.
+    rails = ENV.fetch('RUBY_LLM_FILE_STORE_RAILS', nil)
+    raise "asked for Rails #{rails}, loaded Active Record #{ActiveRecord.version}" if
+      rails && !"#{ActiveRecord.version}.".start_with?("#{rails}.")
 
     ActiveStorageDB.setup!
     ActsAsChatDB.setup!

@@ -257,6 +257,15 @@ class ScriptedLLMServer
       end
     end
 
+    # What the tools returned, as a recorded request carries it: tool messages in
+    # Chat Completions, function_call_output items in the Responses API.
+    def tool_outputs(body)
+      items = body['messages'] || body['input']
+      items.filter_map do |item|
+        text_of(item['content']) if item['role'] == 'tool'
+      end + items.filter_map { |item| text_of(item['output']) if item['type'] == 'function_call_output' }
+    end
+
     # Every attachment part (image_url, input_image, file, input_file,
     # input_audio) anywhere in a recorded request body, in order.
     def attachments_in(body)

@@ -89,8 +89,7 @@ RSpec.describe 'acts_as_chat with files', :acts_as_chat, :rails, :ruby_llm do
     expect(rows.size).to eq(1)
     row = rows.first
     expect([row.path, row.owner, row.file.download]).to eq(['notes.txt', dana, "Termination: 30 days' notice.\n"])
-    tool_results = server.request_bodies.last['input'].select { |item| item['type'] == 'function_call_output' }
-    expect(tool_results.map { |item| item['output'] }.join).to include("30 days' notice") # read from the row
+    expect(tool_outputs(server.request_bodies.last).join).to include("30 days' notice") # read from the row
     expect(conversation.conversation_messages.pluck(:role)).to eq(%w[user assistant tool assistant])
     expect(conversation.conversation_messages.first.attachments.map { |file| file.filename.to_s }).to eq(['notes.txt'])
   end
@@ -111,12 +110,11 @@ RSpec.describe 'acts_as_chat with files', :acts_as_chat, :rails, :ruby_llm do
     expect(record.file_store).to be_a(RubyLLM::ActiveRecord::FileStore)
     expect(record.file_store.owner).to eq(dana)
 
-    agent_context = context
     plain = Class.new(RubyLLM::Agent) do
-      context agent_context
       model ScriptedLLMServer::MODEL, provider: :openai, assume_model_exists: true
       file_store owner: -> { owner }
     end
-    expect { plain.chat }.to raise_error(ArgumentError, /needs a chat record/)
+    # The context as a chat option: 1.16.0's Agent.chat leaves the class's context out.
+    expect { plain.chat(context:) }.to raise_error(ArgumentError, /needs a chat record/)
   end
 end

@@ -2,10 +2,8 @@
 
 module RubyLLM
   class FileStore
-    # The five tools as RubyLLM::Tool classes, each over one store. A chat with a file
-    # store gets one of each; they keep the names the model knows.
-    #
-    #   chat.with_tools(*RubyLLM::FileStore::ChatTools.for(store))
+    # The five tools as RubyLLM::Tool classes (see chat_tools.rb beside this folder,
+    # which declares ChatTools.for whether or not ruby_llm is loaded).
     module ChatTools
       # A RubyLLM::Tool that runs one of the plain Tools classes.
       class Base < RubyLLM::Tool
@@ -79,11 +77,6 @@ module RubyLLM
         runs Tools::EditFile, 'edit_file'
 
         def execute(path:, old_text:, new_text:, replace_all: false) = run(path:, old_text:, new_text:, replace_all:)
-      end
-
-      # One of each of the five tools over +store+.
-      def self.for(store, config: nil, on_write: nil)
-        [ListFiles, ReadFile, SearchFiles, WriteFile, EditFile].map { |tool| tool.new(store, config:, on_write:) }
       end
     end
   end

@@ -19,14 +19,6 @@ RSpec.describe 'Chat#with_file_store', :ruby_llm do
     items(body).select { |item| item['role'] == 'user' }.map { |item| text_of(item['content']) }
   end
 
-  # What the tools returned, as the request carries it: tool messages in Chat
-  # Completions, function_call_output items in the Responses API.
-  def tool_outputs(body)
-    items(body).filter_map do |item|
-      text_of(item['content']) if item['role'] == 'tool'
-    end + items(body).filter_map { |item| text_of(item['output']) if item['type'] == 'function_call_output' }
-  end
-
   def pdf(name, words)
     path = File.join(tmp_dir, name)
     File.binwrite(path, File.binread(File.join(fixtures, 'report.pdf')).sub('revenue grew 12 percent', words))
