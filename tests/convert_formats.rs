@@ -217,3 +217,91 @@ fn a_fan_of_pdf_forms_ends_at_the_form_budget() {
     // 10,000 drawings at most, in a debug build on a shared machine.
     assert!(took < std::time::Duration::from_secs(10), "{took:?}");
 }
+
+/// A one-page PDF showing `content` with font `/F1`, a Type 1 font that names
+/// no encoding and embeds a program whose own encoding puts `fi` at code 12
+/// and `“` `”` at 92 and 34, as TeX's Computer Modern fonts do.
+fn pdf_in_a_tex_font(content: &str) -> Vec<u8> {
+    use lopdf::{dictionary, Document, Object, Stream};
+    let mut doc = Document::with_version("1.5");
+    let mut program =
+        b"%!PS-AdobeFont-1.0: CMR10 003.002\n/FontName /CMR10 def\n/Encoding 256 array\n\
+0 1 255 {1 index exch /.notdef put} for\ndup 12 /fi put\ndup 34 /quotedblright put\n"
+            .to_vec();
+    for c in b'a'..=b'z' {
+        program.extend_from_slice(format!("dup {c} /{} put\n", c as char).as_bytes());
+    }
+    program.extend_from_slice(b"dup 92 /quotedblleft put\nreadonly def\ncurrentfile eexec\n");
+    let clear = program.len() as i64;
+    program.extend_from_slice(&[0x80; 64]);
+    let file = doc.add_object(Stream::new(
+        dictionary! { "Length1" => clear, "Length2" => 64, "Length3" => 0 },
+        program,
+    ));
+    let descriptor = doc.add_object(dictionary! {
+        "Type" => "FontDescriptor", "FontName" => "CMR10", "Flags" => 4, "FontFile" => file,
+    });
+    let font = doc.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "CMR10", "FontDescriptor" => descriptor,
+    });
+    let pages = doc.new_object_id();
+    let content = doc.add_object(Stream::new(dictionary! {}, content.as_bytes().to_vec()));
+    let page = doc.add_object(dictionary! {
+        "Type" => "Page", "Parent" => pages, "Contents" => content,
+        "Resources" => dictionary! { "Font" => dictionary! { "F1" => font } },
+    });
+    doc.objects.insert(
+        pages,
+        Object::Dictionary(
+            dictionary! { "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1 },
+        ),
+    );
+    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages });
+    doc.trailer.set("Root", catalog);
+    let mut bytes = Vec::new();
+    doc.save_to(&mut bytes).unwrap();
+    bytes
+}
+
+#[test]
+fn reads_a_type1_font_by_the_encoding_its_program_carries() {
+    let text = convert::pdf(&pdf_in_a_tex_font(
+        "BT /F1 10 Tf 72 700 Td (\\134de\\014nition\") Tj ET",
+    ))
+    .unwrap();
+    assert_eq!(text, "## Page 1\n\u{201c}definition\u{201d}\n");
+}
+
+#[test]
+fn a_font_program_bomb_is_inflated_only_as_far_as_its_encoding() {
+    use std::io::Write;
+    let mut doc =
+        lopdf::Document::load_mem(&pdf_in_a_tex_font("BT /F1 10 Tf 72 700 Td (word) Tj ET"))
+            .unwrap();
+    // 64 MB of spaces, declared a gigabyte of clear text, deflated to 64 KB.
+    let mut deflate = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+    let block = vec![b' '; 1 << 20];
+    for _ in 0..64 {
+        deflate.write_all(&block).unwrap();
+    }
+    let bomb = deflate.finish().unwrap();
+    for object in doc.objects.values_mut() {
+        if let lopdf::Object::Stream(stream) = object {
+            if stream.dict.has(b"Length1") {
+                stream.dict.set("Length1", 1_i64 << 30);
+                stream.dict.set("Filter", "FlateDecode");
+                stream.set_content(bomb.clone());
+            }
+        }
+    }
+    let mut bytes = Vec::new();
+    doc.save_to(&mut bytes).unwrap();
+    let started = std::time::Instant::now();
+    let text = convert::pdf(&bytes).unwrap();
+    assert!(text.contains("word"), "{text}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+}

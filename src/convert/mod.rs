@@ -21,6 +21,7 @@ mod odf;
 mod office;
 mod out;
 pub mod pdf;
+mod pdf_font;
 mod word;
 mod xml;
 

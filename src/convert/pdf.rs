@@ -9,9 +9,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
 
 use lopdf::content::Content;
-use lopdf::{Document, Encoding, LoadOptions, Object};
+use lopdf::{Document, LoadOptions, Object};
 
 use super::out::Out;
+use super::pdf_font::{FontText, Fonts};
 use super::{Converted, Refusal};
 
 const KIND: &str = "PDF";
@@ -42,6 +43,7 @@ fn read(bytes: &[u8]) -> Converted {
         draws: 0,
         forms: HashMap::new(),
         drawing: Vec::new(),
+        fonts: Fonts::new(&document),
     };
     for (number, page) in document.get_pages() {
         if !out.heading(&format!("Page {number}")) {
@@ -65,16 +67,17 @@ const MAX_FORM_DRAWS: usize = 10_000;
 /// What text showing needs from the resources in force: fonts' encodings and
 /// the XObjects a `Do` may draw.
 struct Resources<'d, 'p> {
-    encodings: Rc<BTreeMap<Vec<u8>, Encoding<'d>>>,
+    encodings: Rc<BTreeMap<Vec<u8>, Rc<FontText<'d>>>>,
     xobjects: Rc<BTreeMap<Vec<u8>, lopdf::ObjectId>>,
     /// The resources of what draws this form: names not found here are looked up there.
     parent: Option<&'p Resources<'d, 'p>>,
 }
 
 impl<'d> Resources<'d, '_> {
-    fn encoding(&self, font: &[u8]) -> Option<&Encoding<'d>> {
+    fn encoding(&self, font: &[u8]) -> Option<&FontText<'d>> {
         self.encodings
             .get(font)
+            .map(|text| &**text)
             .or_else(|| self.parent?.encoding(font))
     }
 
@@ -94,12 +97,13 @@ struct Walk<'d> {
     /// Forms already read: their operations and own resources, read once.
     forms: HashMap<lopdf::ObjectId, Option<Rc<Form<'d>>>>,
     drawing: Vec<lopdf::ObjectId>,
+    fonts: Fonts<'d>,
 }
 
 /// A form XObject as read once: its operations and its own fonts and XObjects.
 struct Form<'d> {
     content: Content,
-    encodings: Rc<BTreeMap<Vec<u8>, Encoding<'d>>>,
+    encodings: Rc<BTreeMap<Vec<u8>, Rc<FontText<'d>>>>,
     xobjects: Rc<BTreeMap<Vec<u8>, lopdf::ObjectId>>,
 }
 
@@ -113,7 +117,7 @@ fn page_text<'d>(
     let Ok(fonts) = document.get_page_fonts(page) else {
         return;
     };
-    let encodings = encodings_of(document, fonts.into_iter());
+    let encodings = encodings_of(&mut walk.fonts, fonts.into_iter());
     let mut xobjects = BTreeMap::new();
     if let Ok((dict, ids)) = document.get_page_resources(page) {
         let dicts = dict.into_iter().chain(
@@ -142,18 +146,13 @@ fn page_text<'d>(
     out.newline();
 }
 
-/// The encodings of some fonts, by resource name.
+/// How some fonts' codes become text, by resource name.
 fn encodings_of<'d>(
-    document: &'d Document,
+    known: &mut Fonts<'d>,
     fonts: impl Iterator<Item = (Vec<u8>, &'d lopdf::Dictionary)>,
-) -> BTreeMap<Vec<u8>, Encoding<'d>> {
+) -> BTreeMap<Vec<u8>, Rc<FontText<'d>>> {
     fonts
-        .filter_map(|(name, font)| {
-            let encoding = font
-                .get_font_encoding_with_limit(document, MAX_STREAM)
-                .ok()?;
-            Some((name, encoding))
-        })
+        .filter_map(|(name, font)| Some((name, known.text_of(font)?)))
         .collect()
 }
 
@@ -312,11 +311,12 @@ impl<'d> Walk<'d> {
             if let Ok(Ok((_, Object::Dictionary(fonts)))) =
                 own.get(b"Font").map(|f| self.document.dereference(f))
             {
+                let document = self.document;
                 let fonts = fonts.iter().filter_map(|(name, font)| {
-                    let (_, font) = self.document.dereference(font).ok()?;
+                    let (_, font) = document.dereference(font).ok()?;
                     Some((name.clone(), font.as_dict().ok()?))
                 });
-                encodings = encodings_of(self.document, fonts);
+                encodings = encodings_of(&mut self.fonts, fonts);
             }
             xobjects.extend(xobject_ids(self.document, own));
         }
@@ -394,7 +394,7 @@ impl Pen {
             return;
         };
         let mut text = String::new();
-        if encoding.write_to_string(bytes, &mut text).is_err() {
+        if !encoding.write(bytes, &mut text) {
             return;
         }
         match self.shown {
