@@ -273,6 +273,17 @@ fn reads_a_type1_font_by_the_encoding_its_program_carries() {
 }
 
 #[test]
+fn a_shrunk_space_in_a_justified_line_still_parts_words() {
+    // TeX shrinks spaces to a fifth of an em on a tight line; kerning inside
+    // a word (`-20`, `18`) stays far below a tenth.
+    let text = convert::pdf(&pdf_in_a_tex_font(
+        "BT /F1 10 Tf 72 700 Td [(sure)-199(that)-150(pr)18(op)-20(erties)] TJ ET",
+    ))
+    .unwrap();
+    assert_eq!(text, "## Page 1\nsure that properties\n");
+}
+
+#[test]
 fn a_font_program_bomb_is_inflated_only_as_far_as_its_encoding() {
     use std::io::Write;
     let mut doc =
