@@ -228,10 +228,12 @@ fn pdf_in_a_tex_font(content: &str) -> Vec<u8> {
         b"%!PS-AdobeFont-1.0: CMR10 003.002\n/FontName /CMR10 def\n/Encoding 256 array\n\
 0 1 255 {1 index exch /.notdef put} for\ndup 12 /fi put\ndup 34 /quotedblright put\n"
             .to_vec();
-    for c in b'a'..=b'z' {
+    for c in (b'a'..=b'z').chain(b'A'..=b'Z') {
         program.extend_from_slice(format!("dup {c} /{} put\n", c as char).as_bytes());
     }
-    program.extend_from_slice(b"dup 92 /quotedblleft put\nreadonly def\ncurrentfile eexec\n");
+    program.extend_from_slice(
+        b"dup 45 /hyphen put\ndup 92 /quotedblleft put\nreadonly def\ncurrentfile eexec\n",
+    );
     let clear = program.len() as i64;
     program.extend_from_slice(&[0x80; 64]);
     let file = doc.add_object(Stream::new(
@@ -314,5 +316,19 @@ fn a_font_program_bomb_is_inflated_only_as_far_as_its_encoding() {
         started.elapsed() < std::time::Duration::from_secs(2),
         "{:?}",
         started.elapsed()
+    );
+}
+
+#[test]
+fn a_word_hyphenated_at_the_end_of_a_line_is_written_whole() {
+    let text = convert::pdf(&pdf_in_a_tex_font(
+        "BT /F1 10 Tf 72 700 Td [(the)-333(con-)] TJ 0 -12 Td [(\\014gu)-10(ration)-333(of)-333(non-)] TJ \
+         0 -12 Td (Unix) Tj 0 -12 Td (pat-) Tj 0 -12 Td (tern) Tj ET",
+    ))
+    .unwrap();
+    // The line ends after the joined word; `non-Unix` keeps its hyphen.
+    assert_eq!(
+        text,
+        "## Page 1\nthe configuration\nof non-\nUnix\npattern\n"
     );
 }

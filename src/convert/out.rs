@@ -58,6 +58,22 @@ impl Out {
         self.push("## ") && self.push(title) && self.push("\n")
     }
 
+    /// Takes away the hyphen of a word broken at the end of the line
+    /// (`con-`), so the next text completes it; false when the line does not
+    /// end that way.
+    pub fn unhyphenate(&mut self) -> bool {
+        let mut end = self.text.chars().rev();
+        match (end.next(), end.next()) {
+            (Some(hyphen @ ('-' | '\u{ad}' | '\u{2010}')), Some(letter))
+                if letter.is_alphabetic() =>
+            {
+                self.text.truncate(self.text.len() - hyphen.len_utf8());
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Whether the text ends with whitespace (or there is none yet).
     pub fn after_space(&self) -> bool {
         self.text

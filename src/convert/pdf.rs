@@ -215,7 +215,7 @@ impl<'d> Walk<'d> {
                             // A negative number moves the next glyph right.
                             number => {
                                 if number.as_float().is_ok_and(|gap| -gap > WORD_GAP) {
-                                    space(out);
+                                    pen.space(out);
                                 }
                             }
                         }
@@ -358,12 +358,6 @@ fn operand(operands: &[Object], index: usize) -> f32 {
         .unwrap_or(0.0)
 }
 
-fn space(out: &mut Out) {
-    if !out.after_space() {
-        out.push(" ");
-    }
-}
-
 /// Where the text is: the font's encoding, the height of the baseline (in text
 /// space, enough to tell one line from the next), and where text was last shown.
 #[cfg(test)]
@@ -385,11 +379,16 @@ struct Pen {
     /// The baseline and the position of the last text shown.
     shown: Option<f32>,
     moved: bool,
+    /// A word broken by a hyphen at the end of the line before was joined:
+    /// the line breaks at the next space instead.
+    joined: bool,
 }
 
 impl Pen {
     /// Writes a string operand in the current font's encoding: on a new line
-    /// when the baseline changed, after a space when the position jumped along it.
+    /// when the baseline changed, after a space when the position jumped along
+    /// it. A word hyphenated at the end of a line is written whole, as a reader
+    /// searching for it expects, and the line ends after it.
     fn show(&mut self, resources: &Resources<'_, '_>, operand: Option<&Object>, out: &mut Out) {
         let encoding = self.font.as_ref().and_then(|font| resources.encoding(font));
         let (Some(encoding), Some(Object::String(bytes, _))) = (encoding, operand) else {
@@ -399,15 +398,42 @@ impl Pen {
         if !encoding.write(bytes, &mut text) {
             return;
         }
+        let text = unligature(text);
         match self.shown {
             Some(y) if (y - self.y).abs() > 0.01 => {
-                out.newline();
+                let lower = text.chars().next().is_some_and(char::is_lowercase);
+                if !(lower && !self.joined && out.unhyphenate()) {
+                    self.joined = false;
+                    out.newline();
+                } else {
+                    self.joined = true;
+                }
             }
-            Some(_) if self.moved => space(out),
+            Some(_) if self.moved => self.space(out),
             _ => {}
         }
         self.shown = Some(self.y);
         self.moved = false;
-        out.text(&unligature(text));
+        match text.split_once(' ') {
+            Some((word, rest)) if self.joined => {
+                self.joined = false;
+                out.text(word);
+                out.newline();
+                out.text(rest.trim_start());
+            }
+            _ => {
+                out.text(&text);
+            }
+        }
+    }
+
+    /// A space between words, or the line break a joined word put off.
+    fn space(&mut self, out: &mut Out) {
+        if self.joined {
+            self.joined = false;
+            out.newline();
+        } else if !out.after_space() {
+            out.push(" ");
+        }
     }
 }
