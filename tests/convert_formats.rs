@@ -332,3 +332,32 @@ fn a_word_hyphenated_at_the_end_of_a_line_is_written_whole() {
         "## Page 1\nthe configuration\nof non-\nUnix\npattern\n"
     );
 }
+
+/// [`pdf_in_a_tex_font`] with every glyph half an em wide, as the font's
+/// `Widths` say.
+fn pdf_with_widths(content: &str) -> Vec<u8> {
+    let mut doc = lopdf::Document::load_mem(&pdf_in_a_tex_font(content)).unwrap();
+    for object in doc.objects.values_mut() {
+        if let Ok(font) = object.as_dict_mut() {
+            if font.get(b"Subtype").and_then(lopdf::Object::as_name).ok() == Some(b"Type1") {
+                font.set("FirstChar", 0);
+                font.set("Widths", vec![lopdf::Object::Integer(500); 256]);
+            }
+        }
+    }
+    let mut bytes = Vec::new();
+    doc.save_to(&mut bytes).unwrap();
+    bytes
+}
+
+#[test]
+fn places_words_by_the_widths_of_their_glyphs() {
+    // m with subscript k, then a word a tenth of an em on, then a word set
+    // letter by letter, then the next line.
+    let text = convert::pdf(&pdf_with_widths(
+        "BT /F1 10 Tf 72 700 Td (m) Tj 5 -2 Td /F1 7 Tf (k) Tj 6 2 Td /F1 10 Tf (is) Tj \
+         12 0 Td (w) Tj 5 0 Td (o) Tj 5 0 Td (rd) Tj 0 -12 Td (next) Tj ET",
+    ))
+    .unwrap();
+    assert_eq!(text, "## Page 1\nmk is word\nnext\n");
+}

@@ -192,6 +192,7 @@ impl<'d> Walk<'d> {
                         .first()
                         .and_then(|name| name.as_name().ok())
                         .map(<[u8]>::to_vec);
+                    pen.size = operand(operands, 1);
                 }
                 "Do" => {
                     let name = operands.first().and_then(|name| name.as_name().ok());
@@ -201,7 +202,12 @@ impl<'d> Walk<'d> {
                 }
                 "Tj" => pen.show(resources, operands.first(), out),
                 "'" | "\"" => {
-                    pen.y -= 1.0;
+                    if operands.len() == 3 {
+                        pen.word_spacing = operand(operands, 0);
+                        pen.char_spacing = operand(operands, 1);
+                    }
+                    pen.next_line(0.0, -pen.leading);
+                    pen.new_line = true;
                     // `"` sets spacing first: its string is the third operand.
                     pen.show(resources, operands.last(), out);
                 }
@@ -212,29 +218,29 @@ impl<'d> Walk<'d> {
                     for item in items {
                         match item {
                             Object::String(..) => pen.show(resources, Some(item), out),
-                            // A negative number moves the next glyph right.
                             number => {
-                                if number.as_float().is_ok_and(|gap| -gap > WORD_GAP) {
-                                    pen.space(out);
+                                if let Ok(thousandths) = number.as_float() {
+                                    pen.adjust(thousandths, out);
                                 }
                             }
                         }
                     }
                 }
-                "BT" => {
-                    pen.y = 0.0;
-                    pen.moved = true;
+                "BT" => pen.matrix([1.0, 0.0, 0.0, 1.0, 0.0, 0.0]),
+                "Td" => pen.next_line(operand(operands, 0), operand(operands, 1)),
+                "TD" => {
+                    pen.leading = -operand(operands, 1);
+                    pen.next_line(operand(operands, 0), operand(operands, 1));
                 }
-                "Td" | "TD" => {
-                    pen.y += operand(operands, 1);
-                    pen.moved = true;
+                "Tm" => pen.matrix(std::array::from_fn(|i| operand(operands, i))),
+                "T*" => {
+                    pen.next_line(0.0, -pen.leading);
+                    pen.new_line = true;
                 }
-                "Tm" => {
-                    pen.y = operand(operands, 5);
-                    pen.moved = true;
-                }
-                // Next line: any change of baseline will do.
-                "T*" => pen.y -= 1.0,
+                "TL" => pen.leading = operand(operands, 0),
+                "Tc" => pen.char_spacing = operand(operands, 0),
+                "Tw" => pen.word_spacing = operand(operands, 0),
+                "Tz" => pen.h_scaling = operand(operands, 0) / 100.0,
                 _ => {}
             }
             if out.full() {
@@ -278,7 +284,12 @@ impl<'d> Walk<'d> {
             parent: Some(outer),
         };
         self.drawing.push(id);
+        // The form draws in its own space: where the last text ended means
+        // nothing there.
         pen.moved = true;
+        if let Some(shown) = &mut pen.shown {
+            shown.end = None;
+        }
         self.run(&form.content, &resources, pen, out);
         self.drawing.pop();
     }
@@ -358,62 +369,146 @@ fn operand(operands: &[Object], index: usize) -> f32 {
         .unwrap_or(0.0)
 }
 
-/// Where the text is: the font's encoding, the height of the baseline (in text
-/// space, enough to tell one line from the next), and where text was last shown.
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn writes_ligatures_as_letters() {
-        assert_eq!(
-            super::unligature("con\u{fb01}guration \u{fb00}".into()),
-            "configuration ff"
-        );
-    }
-}
-
-#[derive(Default)]
+/// Where the text is, in the text space of the current matrix scaled to the
+/// page: enough to tell one line from the next, a subscript from a new line,
+/// and a space between words from a letter's neighbour.
 struct Pen {
-    /// The resource name of the current font.
+    /// The resource name of the current font, and its size.
     font: Option<Vec<u8>>,
+    size: f32,
+    /// Text state: character and word spacing, horizontal scaling, leading.
+    char_spacing: f32,
+    word_spacing: f32,
+    h_scaling: f32,
+    leading: f32,
+    /// The text matrix's scale, across and up.
+    scale: (f32, f32),
+    /// The start of the current line, and the pen's position.
+    line: (f32, f32),
+    x: f32,
     y: f32,
-    /// The baseline and the position of the last text shown.
-    shown: Option<f32>,
+    /// The last text shown.
+    shown: Option<Shown>,
+    /// The position was set since the last text (for fonts without widths).
     moved: bool,
+    /// `T*`, `'` or `"` began a new line, wherever it is.
+    new_line: bool,
     /// A word broken by a hyphen at the end of the line before was joined:
     /// the line breaks at the next space instead.
     joined: bool,
 }
 
+/// The last text shown: its baseline, where it ended along it (None when its
+/// font gives no widths) and its font size, all in the pen's units.
+struct Shown {
+    y: f32,
+    end: Option<f32>,
+    size: f32,
+}
+
+impl Default for Pen {
+    fn default() -> Self {
+        Pen {
+            font: None,
+            size: 0.0,
+            char_spacing: 0.0,
+            word_spacing: 0.0,
+            h_scaling: 1.0,
+            leading: 0.0,
+            scale: (1.0, 1.0),
+            line: (0.0, 0.0),
+            x: 0.0,
+            y: 0.0,
+            shown: None,
+            moved: false,
+            new_line: false,
+            joined: false,
+        }
+    }
+}
+
 impl Pen {
+    /// `Td`: the next line, offset from the start of this one.
+    fn next_line(&mut self, tx: f32, ty: f32) {
+        self.line = (
+            self.line.0 + tx * self.scale.0,
+            self.line.1 + ty * self.scale.1,
+        );
+        (self.x, self.y) = self.line;
+        self.moved = true;
+    }
+
+    /// `Tm`: a new text matrix.
+    fn matrix(&mut self, m: [f32; 6]) {
+        self.scale = (m[0].hypot(m[1]), m[2].hypot(m[3]));
+        self.line = (m[4], m[5]);
+        (self.x, self.y) = self.line;
+        self.moved = true;
+    }
+
+    /// A TJ adjustment: thousandths of an em, a positive one moving left.
+    fn adjust(&mut self, thousandths: f32, out: &mut Out) {
+        self.x -= thousandths / 1000.0 * self.size * self.h_scaling * self.scale.0;
+        // Without widths, only a wide gap tells words apart.
+        let blind = self.shown.as_ref().is_some_and(|shown| shown.end.is_none());
+        if blind && -thousandths > WORD_GAP {
+            self.space(out);
+        }
+    }
+
     /// Writes a string operand in the current font's encoding: on a new line
-    /// when the baseline changed, after a space when the position jumped along
-    /// it. A word hyphenated at the end of a line is written whole, as a reader
-    /// searching for it expects, and the line ends after it.
+    /// when the baseline moved by half a line or more (less is a subscript or
+    /// superscript, on the same line), after a space when the text starts
+    /// past a tenth of an em from where the last ended. A word hyphenated at
+    /// the end of a line is written whole, as a reader searching for it
+    /// expects, and the line ends after it.
     fn show(&mut self, resources: &Resources<'_, '_>, operand: Option<&Object>, out: &mut Out) {
-        let encoding = self.font.as_ref().and_then(|font| resources.encoding(font));
-        let (Some(encoding), Some(Object::String(bytes, _))) = (encoding, operand) else {
+        let font = self.font.as_ref().and_then(|font| resources.encoding(font));
+        let (Some(font), Some(Object::String(bytes, _))) = (font, operand) else {
             return;
         };
         let mut text = String::new();
-        if !encoding.write(bytes, &mut text) {
+        if !font.write(bytes, &mut text) {
             return;
         }
         let text = unligature(text);
-        match self.shown {
-            Some(y) if (y - self.y).abs() > 0.01 => {
+        let size = self.size.abs();
+        if let Some(shown) = &self.shown {
+            let rise = (self.y - shown.y).abs();
+            let line = shown.size.max(size) * self.scale.1;
+            if self.new_line || (rise > 0.01 && rise >= 0.5 * line) {
                 let lower = text.chars().next().is_some_and(char::is_lowercase);
-                if !(lower && !self.joined && out.unhyphenate()) {
+                if lower && !self.joined && out.unhyphenate() {
+                    self.joined = true;
+                } else {
                     self.joined = false;
                     out.newline();
-                } else {
-                    self.joined = true;
+                }
+            } else {
+                let em = size * self.h_scaling * self.scale.0;
+                let apart = match shown.end {
+                    Some(end) => self.x - end > WORD_GAP / 1000.0 * em || end - self.x > em / 2.0,
+                    None => self.moved || rise > 0.01,
+                };
+                if apart {
+                    self.space(out);
                 }
             }
-            Some(_) if self.moved => self.space(out),
-            _ => {}
         }
-        self.shown = Some(self.y);
+        let end = font.advance(bytes).map(|advance| {
+            let across = advance.ems * self.size
+                + advance.glyphs as f32 * self.char_spacing
+                + advance.spaces as f32 * self.word_spacing;
+            self.x += across * self.h_scaling * self.scale.0;
+            self.x
+        });
+        self.shown = Some(Shown {
+            y: self.y,
+            end,
+            size,
+        });
         self.moved = false;
+        self.new_line = false;
         match text.split_once(' ') {
             Some((word, rest)) if self.joined => {
                 self.joined = false;
@@ -435,5 +530,16 @@ impl Pen {
         } else if !out.after_space() {
             out.push(" ");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn writes_ligatures_as_letters() {
+        assert_eq!(
+            super::unligature("con\u{fb01}guration \u{fb00}".into()),
+            "configuration ff"
+        );
     }
 }

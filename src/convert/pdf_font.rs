@@ -22,22 +22,83 @@ const MAX_PROGRAM_BYTES: usize = 16 * 1024 * 1024;
 const MAX_CLEAR_TEXT: usize = 256 * 1024;
 
 /// What turns a font's codes into text.
-pub enum FontText<'d> {
+enum Codes<'d> {
     Encoding(Encoding<'d>),
     /// The font program's own encoding: the text of each one-byte code.
     Builtin(Box<[Option<char>; 256]>),
 }
 
+/// A font as text showing needs it: its codes' text and, where the font says,
+/// their widths (which tell a space between words from a letter's neighbour).
+pub struct FontText<'d> {
+    codes: Codes<'d>,
+    widths: Option<Widths>,
+}
+
+/// Glyph widths in thousandths of an em, by code.
+enum Widths {
+    /// A simple font: one-byte codes from `first`.
+    Simple { first: u32, widths: Vec<f32> },
+    /// A Type 0 font with two-byte codes (Identity-H or -V): ranges of codes
+    /// `(first, last, width)`, sorted, and the width of the codes not in them.
+    Composite {
+        ranges: Vec<(u32, u32, f32)>,
+        default: f32,
+    },
+}
+
+/// What a string's glyphs add up to, for the pen to advance by.
+pub struct Advance {
+    /// The sum of the glyphs' widths, in ems.
+    pub ems: f32,
+    pub glyphs: usize,
+    /// One-byte code 32, which word spacing widens.
+    pub spaces: usize,
+}
+
 impl FontText<'_> {
     /// Appends the text of `bytes`; false when the font cannot say.
     pub fn write(&self, bytes: &[u8], out: &mut String) -> bool {
-        match self {
-            FontText::Encoding(encoding) => encoding.write_to_string(bytes, out).is_ok(),
-            FontText::Builtin(codes) => {
+        match &self.codes {
+            Codes::Encoding(encoding) => encoding.write_to_string(bytes, out).is_ok(),
+            Codes::Builtin(codes) => {
                 out.extend(bytes.iter().filter_map(|&b| codes[b as usize]));
                 true
             }
         }
+    }
+
+    /// How far `bytes` move the pen, or None when the font gives no widths.
+    pub fn advance(&self, bytes: &[u8]) -> Option<Advance> {
+        let mut advance = Advance {
+            ems: 0.0,
+            glyphs: 0,
+            spaces: 0,
+        };
+        match self.widths.as_ref()? {
+            Widths::Simple { first, widths } => {
+                for &b in bytes {
+                    let at = (b as u32).checked_sub(*first).map(|i| i as usize);
+                    advance.ems += at.and_then(|i| widths.get(i)).copied().unwrap_or(0.0) / 1000.0;
+                    advance.glyphs += 1;
+                    advance.spaces += usize::from(b == b' ');
+                }
+            }
+            Widths::Composite { ranges, default } => {
+                for pair in bytes.chunks(2) {
+                    let code = pair.iter().fold(0u32, |code, &b| code << 8 | b as u32);
+                    let at = ranges.partition_point(|&(first, _, _)| first <= code);
+                    let width = at
+                        .checked_sub(1)
+                        .map(|i| ranges[i])
+                        .filter(|&(_, last, _)| code <= last)
+                        .map_or(*default, |(_, _, width)| width);
+                    advance.ems += width / 1000.0;
+                    advance.glyphs += 1;
+                }
+            }
+        }
+        Some(advance)
     }
 }
 
@@ -64,12 +125,17 @@ impl<'d> Fonts<'d> {
         if let Some(known) = self.read.get(&key) {
             return known.clone();
         }
-        let text = self.builtin(font).map(FontText::Builtin).or_else(|| {
+        let codes = self.builtin(font).map(Codes::Builtin).or_else(|| {
             font.get_font_encoding_with_limit(self.document, MAX_STREAM)
                 .ok()
-                .map(FontText::Encoding)
+                .map(Codes::Encoding)
         });
-        let text = text.map(Rc::new);
+        let text = codes.map(|codes| {
+            Rc::new(FontText {
+                codes,
+                widths: widths(self.document, font),
+            })
+        });
         self.read.insert(key, text.clone());
         text
     }
@@ -96,6 +162,72 @@ impl<'d> Fonts<'d> {
         let clear = clear_text(program, budget.min(MAX_CLEAR_TEXT))?;
         self.program_bytes += clear.len();
         builtin_encoding(&clear)
+    }
+}
+
+/// A font's glyph widths, where it gives them: `Widths` of a simple font, `W`
+/// and `DW` of a Type 0 font's descendant with two-byte codes. Type 3 fonts
+/// (widths in their own units) and the standard fonts (no widths) give None.
+fn widths(document: &Document, font: &Dictionary) -> Option<Widths> {
+    let number = |object: &Object| object.as_float().ok();
+    match font.get(b"Subtype").and_then(Object::as_name).ok()? {
+        b"Type1" | b"MMType1" | b"TrueType" => {
+            let first = font.get(b"FirstChar").and_then(Object::as_i64).ok()?;
+            let widths = font.get_deref(b"Widths", document).ok()?.as_array().ok()?;
+            let widths = widths
+                .iter()
+                .map(|w| document.dereference(w).ok().and_then(|(_, w)| number(w)))
+                .collect::<Option<Vec<f32>>>()?;
+            Some(Widths::Simple {
+                first: u32::try_from(first).ok()?,
+                widths,
+            })
+        }
+        b"Type0" => {
+            let encoding = font.get(b"Encoding").and_then(Object::as_name).ok()?;
+            if encoding != b"Identity-H" && encoding != b"Identity-V" {
+                return None;
+            }
+            let descendants = font.get_deref(b"DescendantFonts", document).ok()?;
+            let descendant = document
+                .dereference(descendants.as_array().ok()?.first()?)
+                .ok()?
+                .1
+                .as_dict()
+                .ok()?;
+            let default = descendant
+                .get_deref(b"DW", document)
+                .ok()
+                .and_then(number)
+                .unwrap_or(1000.0);
+            let mut ranges = Vec::new();
+            if let Ok(w) = descendant
+                .get_deref(b"W", document)
+                .and_then(Object::as_array)
+            {
+                let mut items = w
+                    .iter()
+                    .filter_map(|item| document.dereference(item).ok().map(|(_, o)| o));
+                while let Some(first) = items.next().and_then(|o| o.as_i64().ok()) {
+                    let first = u32::try_from(first).ok()?;
+                    match items.next()? {
+                        Object::Array(list) => {
+                            for (i, width) in list.iter().enumerate() {
+                                let code = first.checked_add(u32::try_from(i).ok()?)?;
+                                ranges.push((code, code, number(width)?));
+                            }
+                        }
+                        last => {
+                            let last = u32::try_from(last.as_i64().ok()?).ok()?;
+                            ranges.push((first, last, number(items.next()?)?));
+                        }
+                    }
+                }
+            }
+            ranges.sort_by_key(|&(first, _, _)| first);
+            Some(Widths::Composite { ranges, default })
+        }
+        _ => None,
     }
 }
 
