@@ -361,3 +361,45 @@ fn places_words_by_the_widths_of_their_glyphs() {
     .unwrap();
     assert_eq!(text, "## Page 1\nmk is word\nnext\n");
 }
+
+#[test]
+fn reads_the_values_filled_into_a_pdf_form() {
+    use lopdf::{dictionary, Object, StringFormat};
+    let mut doc = lopdf::Document::load_mem(&pdf_in_a_tex_font(
+        "BT /F1 10 Tf 72 700 Td (application) Tj ET",
+    ))
+    .unwrap();
+    let text = |s: &str| Object::String(s.as_bytes().to_vec(), StringFormat::Literal);
+    let utf16 = |s: &str| {
+        let mut bytes = vec![0xfe, 0xff];
+        bytes.extend(s.encode_utf16().flat_map(u16::to_be_bytes));
+        Object::String(bytes, StringFormat::Hexadecimal)
+    };
+    let name = doc.add_object(dictionary! { "T" => text("name"), "V" => text("Ada\nLovelace") });
+    let agree = doc.add_object(dictionary! { "T" => text("agree"), "V" => "Yes" });
+    let spam = doc.add_object(dictionary! { "T" => text("spam"), "V" => "Off" });
+    let address = doc.new_object_id();
+    // A widget showing the city's value, and a kid that is the address itself (a cycle).
+    let widget = doc.add_object(dictionary! { "Subtype" => "Widget", "V" => text("Zürich") });
+    let city = doc.add_object(dictionary! {
+        "T" => text("city"), "V" => utf16("Zürich"), "Kids" => vec![widget.into(), address.into()],
+    });
+    let empty = doc.add_object(dictionary! { "T" => text("street"), "V" => text("") });
+    doc.objects.insert(
+        address,
+        Object::Dictionary(
+            dictionary! { "T" => text("address"), "Kids" => vec![city.into(), empty.into()] },
+        ),
+    );
+    let form = doc.add_object(dictionary! {
+        "Fields" => vec![name.into(), agree.into(), spam.into(), address.into()],
+    });
+    let root = doc.trailer.get(b"Root").unwrap().as_reference().unwrap();
+    doc.get_dictionary_mut(root).unwrap().set("AcroForm", form);
+    let mut bytes = Vec::new();
+    doc.save_to(&mut bytes).unwrap();
+    assert_eq!(
+        convert::pdf(&bytes).unwrap(),
+        "## Page 1\napplication\n\n## Form fields\nname: Ada Lovelace\nagree: Yes\naddress.city: Zürich\n"
+    );
+}

@@ -22,6 +22,7 @@ mod office;
 mod out;
 pub mod pdf;
 mod pdf_font;
+mod pdf_form;
 mod word;
 mod xml;
 

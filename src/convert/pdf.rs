@@ -53,6 +53,9 @@ fn read(bytes: &[u8]) -> Converted {
         }
         page_text(&document, page, &mut out, &mut walk);
     }
+    if !out.full() {
+        super::pdf_form::form_fields(&document, &mut out);
+    }
     // Headings alone mean pages of images: leave them to OCR.
     out.finish_text(KIND)
 }
