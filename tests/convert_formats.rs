@@ -323,13 +323,15 @@ fn a_font_program_bomb_is_inflated_only_as_far_as_its_encoding() {
 fn a_word_hyphenated_at_the_end_of_a_line_is_written_whole() {
     let text = convert::pdf(&pdf_in_a_tex_font(
         "BT /F1 10 Tf 72 700 Td [(the)-333(con-)] TJ 0 -12 Td [(\\014gu)-10(ration)-333(of)-333(non-)] TJ \
-         0 -12 Td (Unix) Tj 0 -12 Td (pat-) Tj 0 -12 Td (tern) Tj ET",
+         0 -12 Td (Unix) Tj 0 -12 Td (pat-) Tj 0 -12 Td (tern) Tj 0 -12 Td [(an)-333(ELE-)] TJ \
+         0 -12 Td (MENT) Tj ET",
     ))
     .unwrap();
-    // The line ends after the joined word; `non-Unix` keeps its hyphen.
+    // The line ends after the joined word; `non-Unix` keeps its hyphen, a
+    // word in capitals is joined.
     assert_eq!(
         text,
-        "## Page 1\nthe configuration\nof non-\nUnix\npattern\n"
+        "## Page 1\nthe configuration\nof non-\nUnix\npattern\nan ELEMENT\n"
     );
 }
 

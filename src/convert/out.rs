@@ -60,18 +60,24 @@ impl Out {
 
     /// Takes away the hyphen of a word broken at the end of the line
     /// (`con-`), so the next text completes it; false when the line does not
-    /// end that way.
-    pub fn unhyphenate(&mut self) -> bool {
+    /// end that way. Before a capital (`caps`) only a word in capitals is
+    /// joined (`ELE-` / `MENT`), so `non-` / `Unix` keeps its hyphen.
+    pub fn unhyphenate(&mut self, caps: bool) -> bool {
         let mut end = self.text.chars().rev();
-        match (end.next(), end.next()) {
-            (Some(hyphen @ ('-' | '\u{ad}' | '\u{2010}')), Some(letter))
-                if letter.is_alphabetic() =>
-            {
-                self.text.truncate(self.text.len() - hyphen.len_utf8());
-                true
-            }
-            _ => false,
+        let (Some(hyphen @ ('-' | '\u{ad}' | '\u{2010}')), Some(letter), before) =
+            (end.next(), end.next(), end.next())
+        else {
+            return false;
+        };
+        let joins = if caps {
+            letter.is_uppercase() && before.is_some_and(char::is_uppercase)
+        } else {
+            letter.is_alphabetic()
+        };
+        if joins {
+            self.text.truncate(self.text.len() - hyphen.len_utf8());
         }
+        joins
     }
 
     /// Whether the text ends with whitespace (or there is none yet).

@@ -480,8 +480,10 @@ impl Pen {
             let rise = (self.y - shown.y).abs();
             let line = shown.size.max(size) * self.scale.1;
             if self.new_line || (rise > 0.01 && rise >= 0.5 * line) {
-                let lower = text.chars().next().is_some_and(char::is_lowercase);
-                if lower && !self.joined && out.unhyphenate() {
+                let first = text.chars().next();
+                let caps = first.is_some_and(char::is_uppercase);
+                let word = caps || first.is_some_and(char::is_lowercase);
+                if word && !self.joined && out.unhyphenate(caps) {
                     self.joined = true;
                 } else {
                     self.joined = false;
