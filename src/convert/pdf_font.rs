@@ -278,6 +278,7 @@ fn builtin_encoding(clear: &[u8]) -> Option<Box<[Option<char>; 256]>> {
         .split(|b| b.is_ascii_whitespace())
         .filter(|t| !t.is_empty());
     let mut any = false;
+    let scratch = Document::new();
     while let Some(token) = tokens.next() {
         if token != b"dup" {
             continue;
@@ -289,7 +290,9 @@ fn builtin_encoding(clear: &[u8]) -> Option<Box<[Option<char>; 256]>> {
         let (Some(code), Some(name)) = (code, name) else {
             continue;
         };
-        let text = *names.entry(name).or_insert_with(|| glyph_char(name));
+        let text = *names
+            .entry(name)
+            .or_insert_with(|| glyph_char(&scratch, name));
         codes[code as usize] = text;
         any |= text.is_some();
     }
@@ -297,7 +300,8 @@ fn builtin_encoding(clear: &[u8]) -> Option<Box<[Option<char>; 256]>> {
 }
 
 /// The character a glyph name stands for: lopdf's glyph list, or `uniXXXX`.
-fn glyph_char(name: &[u8]) -> Option<char> {
+/// `scratch` is an empty document for lopdf to read a font in.
+fn glyph_char(scratch: &Document, name: &[u8]) -> Option<char> {
     if let Some(hex) = name.strip_prefix(b"uni").filter(|h| h.len() == 4) {
         let code = u32::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?;
         return char::from_u32(code);
@@ -312,8 +316,7 @@ fn glyph_char(name: &[u8]) -> Option<char> {
     let mut font = Dictionary::new();
     font.set("Type", Object::Name(b"Font".to_vec()));
     font.set("Encoding", Object::Dictionary(encoding));
-    let document = Document::new();
-    let Ok(Encoding::Differences(differences)) = font.get_font_encoding(&document) else {
+    let Ok(Encoding::Differences(differences)) = font.get_font_encoding(scratch) else {
         return None;
     };
     let text = Encoding::Differences(differences)
