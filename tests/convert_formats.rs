@@ -405,3 +405,32 @@ fn reads_the_values_filled_into_a_pdf_form() {
         "## Page 1\napplication\n\n## Form fields\nname: Ada Lovelace\nagree: Yes\naddress.city: Zürich\n"
     );
 }
+
+#[test]
+fn a_simple_fonts_unicode_map_comes_before_its_encoding() {
+    use lopdf::{dictionary, Object, Stream};
+    let mut doc =
+        lopdf::Document::load_mem(&pdf_in_a_tex_font("BT /F1 10 Tf 72 700 Td (ABC) Tj ET"))
+            .unwrap();
+    let cmap = b"/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n\
+/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n\
+/CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n\
+1 begincodespacerange\n<00> <FF>\nendcodespacerange\n\
+2 beginbfchar\n<41> <00DC>\n<42> <0062>\nendbfchar\n\
+endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n";
+    let map = doc.add_object(Stream::new(dictionary! {}, cmap.to_vec()));
+    // `g7` is no glyph name lopdf knows: alone, it would read the font as Standard.
+    let encoding = dictionary! { "Type" => "Encoding", "Differences" => vec![65.into(), Object::Name(b"g7".to_vec())] };
+    for object in doc.objects.values_mut() {
+        if let Ok(font) = object.as_dict_mut() {
+            if font.get(b"Subtype").and_then(Object::as_name).ok() == Some(b"Type1") {
+                font.set("Encoding", encoding.clone());
+                font.set("ToUnicode", map);
+            }
+        }
+    }
+    let mut bytes = Vec::new();
+    doc.save_to(&mut bytes).unwrap();
+    // A and B from the map, C (not in it) from the encoding.
+    assert_eq!(convert::pdf(&bytes).unwrap(), "## Page 1\nÜbC\n");
+}

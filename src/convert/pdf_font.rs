@@ -26,6 +26,9 @@ enum Codes<'d> {
     Encoding(Encoding<'d>),
     /// The font program's own encoding: the text of each one-byte code.
     Builtin(Box<[Option<char>; 256]>),
+    /// A simple font's ToUnicode map over its encoding: the text of each
+    /// one-byte code.
+    Table(Vec<Option<Box<str>>>),
 }
 
 /// A font as text showing needs it: its codes' text and, where the font says,
@@ -63,6 +66,12 @@ impl FontText<'_> {
             Codes::Encoding(encoding) => encoding.write_to_string(bytes, out).is_ok(),
             Codes::Builtin(codes) => {
                 out.extend(bytes.iter().filter_map(|&b| codes[b as usize]));
+                true
+            }
+            Codes::Table(codes) => {
+                for &b in bytes {
+                    out.push_str(codes[b as usize].as_deref().unwrap_or_default());
+                }
                 true
             }
         }
@@ -125,11 +134,18 @@ impl<'d> Fonts<'d> {
         if let Some(known) = self.read.get(&key) {
             return known.clone();
         }
-        let codes = self.builtin(font).map(Codes::Builtin).or_else(|| {
-            font.get_font_encoding_with_limit(self.document, MAX_STREAM)
-                .ok()
-                .map(Codes::Encoding)
-        });
+        let codes = match self.builtin(font) {
+            Some(builtin) => Some(Codes::Builtin(builtin)),
+            None => {
+                let encoding = font
+                    .get_font_encoding_with_limit(self.document, MAX_STREAM)
+                    .ok();
+                match self.unicode_over(font, encoding.as_ref()) {
+                    Some(table) => Some(Codes::Table(table)),
+                    None => encoding.map(Codes::Encoding),
+                }
+            }
+        };
         let text = codes.map(|codes| {
             Rc::new(FontText {
                 codes,
@@ -138,6 +154,47 @@ impl<'d> Fonts<'d> {
         });
         self.read.insert(key, text.clone());
         text
+    }
+
+    /// For a simple font with both an `Encoding` and a `ToUnicode` map (lopdf
+    /// reads only the first), the text of each code: the map's where it has
+    /// one, as the PDF specification asks, else the encoding's. An encoding
+    /// whose glyph names lopdf does not know falls back to Standard in lopdf,
+    /// which the map corrects. None for other fonts.
+    fn unicode_over(
+        &self,
+        font: &Dictionary,
+        encoding: Option<&Encoding<'_>>,
+    ) -> Option<Vec<Option<Box<str>>>> {
+        let simple = matches!(
+            font.get(b"Subtype").and_then(Object::as_name),
+            Ok(b"Type1" | b"MMType1" | b"TrueType")
+        );
+        let map = font
+            .get(b"ToUnicode")
+            .ok()
+            .filter(|_| simple && font.has(b"Encoding"))?;
+        // lopdf reads a ToUnicode map for a font with no Encoding: ask it so.
+        let mut only = Dictionary::new();
+        only.set("Type", Object::Name(b"Font".to_vec()));
+        only.set("ToUnicode", map.clone());
+        let Ok(Encoding::UnicodeMapEncoding(map)) =
+            only.get_font_encoding_with_limit(self.document, MAX_STREAM)
+        else {
+            return None;
+        };
+        let map = Encoding::UnicodeMapEncoding(map);
+        let table = (0..=255u8)
+            .map(|code| {
+                let mapped = map
+                    .bytes_to_string(&[code])
+                    .ok()
+                    .filter(|t| !t.contains('\u{fffd}'));
+                let text = mapped.or_else(|| encoding?.bytes_to_string(&[code]).ok());
+                text.filter(|t| !t.is_empty()).map(String::into_boxed_str)
+            })
+            .collect();
+        Some(table)
     }
 
     /// The encoding of a Type 1 font's embedded program, for a font that names
