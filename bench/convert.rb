@@ -10,7 +10,8 @@
 #   ruby bench/convert.rb
 #
 # Needs, only for this bench (the gem does not): poppler-utils and
-# libreoffice-writer, -calc and -impress (apt-get install --no-install-recommends).
+# libreoffice-writer, -calc and -impress (apt-get install --no-install-recommends),
+# and unzip (to read a workbook's sheet order).
 #
 # recall: the share of the reference's words (letters and digits, lower-cased,
 # counted with repeats) that our text has. order: the longest run of those words
@@ -26,9 +27,11 @@ require 'tmpdir'
 require 'zlib'
 require 'fileutils'
 require_relative 'support/word_match'
+require_relative 'support/sheet_order'
 
 class ConvertBench
   include WordMatch
+  include SheetOrder
 
   RUNS = 3
   ROOT = File.expand_path('..', __dir__)
@@ -91,7 +94,8 @@ class ConvertBench
       soffice('pdf', path, out)
       Dir[File.join(out, '*.pdf')].each { |pdf| File.write("#{pdf}.txt", pdftotext(pdf)) }
     end
-    Dir[File.join(out, '*.{txt,csv}')].map { |file| File.read(file, encoding: 'UTF-8') }.join("\n")
+    texts = in_sheet_order(path, Dir[File.join(out, '*.{txt,csv}')])
+    texts.map { |file| File.read(file, encoding: 'UTF-8') }.join("\n")
   ensure
     FileUtils.rm_rf(out)
   end
@@ -136,9 +140,7 @@ class ConvertBench
     puts name.ljust(28) + cells.map { |cell| cell.to_s.rjust(11) }.join
   end
 
-  def clock
-    Process.clock_gettime(Process::CLOCK_MONOTONIC)
-  end
+  def clock = Process.clock_gettime(Process::CLOCK_MONOTONIC)
 
   def best(&block)
     block.call

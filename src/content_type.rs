@@ -18,8 +18,14 @@ const OVERRIDES: &[(&str, &str)] = &[
     ("toml", "application/toml"),
     // Flat OpenDocument files: XML, but read by the office converter.
     ("fodt", "application/vnd.oasis.opendocument.text-flat-xml"),
-    ("fods", "application/vnd.oasis.opendocument.spreadsheet-flat-xml"),
-    ("fodp", "application/vnd.oasis.opendocument.presentation-flat-xml"),
+    (
+        "fods",
+        "application/vnd.oasis.opendocument.spreadsheet-flat-xml",
+    ),
+    (
+        "fodp",
+        "application/vnd.oasis.opendocument.presentation-flat-xml",
+    ),
     ("srt", "application/x-subrip"),
 ];
 

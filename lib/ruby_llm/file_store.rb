@@ -152,13 +152,23 @@ module RubyLLM
     #
     #   store.text("notes/plan.md") # => "# Plan"
     def text(path, config: nil)
+      text_and_version(path, config:).first
+    end
+
+    # The text of the file at +path+, as #text, and the version of the file it
+    # came from (see Reads): the bytes converted are read once, and their text is
+    # kept as the conversion of a version only when they are that version.
+    def text_and_version(path, config: nil) # :nodoc:
       file = find(path)
       cached = cached_text(file)
-      return cached if cached
+      return [cached, Reads.version_of_file(file)] if cached
 
-      Converters.convert(attachment(file.path, file:), config:, content_type: file.content_type).tap do |text|
-        cache_text(file, text) if text
-      end
+      bytes = read(file.path)
+      version = Reads.version_of_bytes(bytes)
+      upload = Converters.attachment(bytes, filename: file.filename, content_type: file.content_type)
+      text = Converters.convert(upload, config:, content_type: file.content_type)
+      cache_text(file, text) if text && (version.nil? || version == file.digest)
+      [text, version || Reads.size_and_time(file.byte_size, file.updated_at)]
     end
 
     # Returns the file at +path+ as an Attachment, to send it to a model. Raises

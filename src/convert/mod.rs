@@ -21,6 +21,8 @@ mod odf;
 mod office;
 mod out;
 pub mod pdf;
+mod pdf_font;
+mod pdf_form;
 mod word;
 mod xml;
 

@@ -58,6 +58,28 @@ impl Out {
         self.push("## ") && self.push(title) && self.push("\n")
     }
 
+    /// Takes away the hyphen of a word broken at the end of the line
+    /// (`con-`), so the next text completes it; false when the line does not
+    /// end that way. Before a capital (`caps`) only a word in capitals is
+    /// joined (`ELE-` / `MENT`), so `non-` / `Unix` keeps its hyphen.
+    pub fn unhyphenate(&mut self, caps: bool) -> bool {
+        let mut end = self.text.chars().rev();
+        let (Some(hyphen @ ('-' | '\u{ad}' | '\u{2010}')), Some(letter), before) =
+            (end.next(), end.next(), end.next())
+        else {
+            return false;
+        };
+        let joins = if caps {
+            letter.is_uppercase() && before.is_some_and(char::is_uppercase)
+        } else {
+            letter.is_alphabetic()
+        };
+        if joins {
+            self.text.truncate(self.text.len() - hyphen.len_utf8());
+        }
+        joins
+    }
+
     /// Whether the text ends with whitespace (or there is none yet).
     pub fn after_space(&self) -> bool {
         self.text

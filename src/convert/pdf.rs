@@ -9,9 +9,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
 
 use lopdf::content::Content;
-use lopdf::{Document, Encoding, LoadOptions, Object};
+use lopdf::{Document, LoadOptions, Object};
 
 use super::out::Out;
+use super::pdf_font::{FontText, Fonts};
 use super::{Converted, Refusal};
 
 const KIND: &str = "PDF";
@@ -19,8 +20,10 @@ const KIND: &str = "PDF";
 /// The most bytes one stream (a page's content, a font's map) may inflate to.
 pub const MAX_STREAM: usize = 64 * 1024 * 1024;
 
-/// A kerning gap (in thousandths of an em) wide enough to be a space between words.
-const WORD_GAP: f32 = 200.0;
+/// A kerning gap (in thousandths of an em) wide enough to be a space between
+/// words: a tenth of an em, as poppler takes it. Justified lines shrink spaces
+/// to a fifth of an em, while kerning inside a word stays under a twentieth.
+const WORD_GAP: f32 = 100.0;
 
 /// The text of the PDF in `bytes`.
 pub fn pdf(bytes: &[u8]) -> Converted {
@@ -42,12 +45,16 @@ fn read(bytes: &[u8]) -> Converted {
         draws: 0,
         forms: HashMap::new(),
         drawing: Vec::new(),
+        fonts: Fonts::new(&document),
     };
     for (number, page) in document.get_pages() {
         if !out.heading(&format!("Page {number}")) {
             break;
         }
         page_text(&document, page, &mut out, &mut walk);
+    }
+    if !out.full() {
+        super::pdf_form::form_fields(&document, &mut out);
     }
     // Headings alone mean pages of images: leave them to OCR.
     out.finish_text(KIND)
@@ -65,16 +72,17 @@ const MAX_FORM_DRAWS: usize = 10_000;
 /// What text showing needs from the resources in force: fonts' encodings and
 /// the XObjects a `Do` may draw.
 struct Resources<'d, 'p> {
-    encodings: Rc<BTreeMap<Vec<u8>, Encoding<'d>>>,
+    encodings: Rc<BTreeMap<Vec<u8>, Rc<FontText<'d>>>>,
     xobjects: Rc<BTreeMap<Vec<u8>, lopdf::ObjectId>>,
     /// The resources of what draws this form: names not found here are looked up there.
     parent: Option<&'p Resources<'d, 'p>>,
 }
 
 impl<'d> Resources<'d, '_> {
-    fn encoding(&self, font: &[u8]) -> Option<&Encoding<'d>> {
+    fn encoding(&self, font: &[u8]) -> Option<&FontText<'d>> {
         self.encodings
             .get(font)
+            .map(|text| &**text)
             .or_else(|| self.parent?.encoding(font))
     }
 
@@ -94,12 +102,13 @@ struct Walk<'d> {
     /// Forms already read: their operations and own resources, read once.
     forms: HashMap<lopdf::ObjectId, Option<Rc<Form<'d>>>>,
     drawing: Vec<lopdf::ObjectId>,
+    fonts: Fonts<'d>,
 }
 
 /// A form XObject as read once: its operations and its own fonts and XObjects.
 struct Form<'d> {
     content: Content,
-    encodings: Rc<BTreeMap<Vec<u8>, Encoding<'d>>>,
+    encodings: Rc<BTreeMap<Vec<u8>, Rc<FontText<'d>>>>,
     xobjects: Rc<BTreeMap<Vec<u8>, lopdf::ObjectId>>,
 }
 
@@ -113,7 +122,7 @@ fn page_text<'d>(
     let Ok(fonts) = document.get_page_fonts(page) else {
         return;
     };
-    let encodings = encodings_of(document, fonts.into_iter());
+    let encodings = encodings_of(&mut walk.fonts, fonts.into_iter());
     let mut xobjects = BTreeMap::new();
     if let Ok((dict, ids)) = document.get_page_resources(page) {
         let dicts = dict.into_iter().chain(
@@ -142,18 +151,13 @@ fn page_text<'d>(
     out.newline();
 }
 
-/// The encodings of some fonts, by resource name.
+/// How some fonts' codes become text, by resource name.
 fn encodings_of<'d>(
-    document: &'d Document,
+    known: &mut Fonts<'d>,
     fonts: impl Iterator<Item = (Vec<u8>, &'d lopdf::Dictionary)>,
-) -> BTreeMap<Vec<u8>, Encoding<'d>> {
+) -> BTreeMap<Vec<u8>, Rc<FontText<'d>>> {
     fonts
-        .filter_map(|(name, font)| {
-            let encoding = font
-                .get_font_encoding_with_limit(document, MAX_STREAM)
-                .ok()?;
-            Some((name, encoding))
-        })
+        .filter_map(|(name, font)| Some((name, known.text_of(font)?)))
         .collect()
 }
 
@@ -191,6 +195,7 @@ impl<'d> Walk<'d> {
                         .first()
                         .and_then(|name| name.as_name().ok())
                         .map(<[u8]>::to_vec);
+                    pen.size = operand(operands, 1);
                 }
                 "Do" => {
                     let name = operands.first().and_then(|name| name.as_name().ok());
@@ -200,7 +205,12 @@ impl<'d> Walk<'d> {
                 }
                 "Tj" => pen.show(resources, operands.first(), out),
                 "'" | "\"" => {
-                    pen.y -= 1.0;
+                    if operands.len() == 3 {
+                        pen.word_spacing = operand(operands, 0);
+                        pen.char_spacing = operand(operands, 1);
+                    }
+                    pen.next_line(0.0, -pen.leading);
+                    pen.new_line = true;
                     // `"` sets spacing first: its string is the third operand.
                     pen.show(resources, operands.last(), out);
                 }
@@ -211,29 +221,29 @@ impl<'d> Walk<'d> {
                     for item in items {
                         match item {
                             Object::String(..) => pen.show(resources, Some(item), out),
-                            // A negative number moves the next glyph right.
                             number => {
-                                if number.as_float().is_ok_and(|gap| -gap > WORD_GAP) {
-                                    space(out);
+                                if let Ok(thousandths) = number.as_float() {
+                                    pen.adjust(thousandths, out);
                                 }
                             }
                         }
                     }
                 }
-                "BT" => {
-                    pen.y = 0.0;
-                    pen.moved = true;
+                "BT" => pen.matrix([1.0, 0.0, 0.0, 1.0, 0.0, 0.0]),
+                "Td" => pen.next_line(operand(operands, 0), operand(operands, 1)),
+                "TD" => {
+                    pen.leading = -operand(operands, 1);
+                    pen.next_line(operand(operands, 0), operand(operands, 1));
                 }
-                "Td" | "TD" => {
-                    pen.y += operand(operands, 1);
-                    pen.moved = true;
+                "Tm" => pen.matrix(std::array::from_fn(|i| operand(operands, i))),
+                "T*" => {
+                    pen.next_line(0.0, -pen.leading);
+                    pen.new_line = true;
                 }
-                "Tm" => {
-                    pen.y = operand(operands, 5);
-                    pen.moved = true;
-                }
-                // Next line: any change of baseline will do.
-                "T*" => pen.y -= 1.0,
+                "TL" => pen.leading = operand(operands, 0),
+                "Tc" => pen.char_spacing = operand(operands, 0),
+                "Tw" => pen.word_spacing = operand(operands, 0),
+                "Tz" => pen.h_scaling = operand(operands, 0) / 100.0,
                 _ => {}
             }
             if out.full() {
@@ -277,7 +287,12 @@ impl<'d> Walk<'d> {
             parent: Some(outer),
         };
         self.drawing.push(id);
+        // The form draws in its own space: where the last text ended means
+        // nothing there.
         pen.moved = true;
+        if let Some(shown) = &mut pen.shown {
+            shown.end = None;
+        }
         self.run(&form.content, &resources, pen, out);
         self.drawing.pop();
     }
@@ -312,11 +327,12 @@ impl<'d> Walk<'d> {
             if let Ok(Ok((_, Object::Dictionary(fonts)))) =
                 own.get(b"Font").map(|f| self.document.dereference(f))
             {
+                let document = self.document;
                 let fonts = fonts.iter().filter_map(|(name, font)| {
-                    let (_, font) = self.document.dereference(font).ok()?;
+                    let (_, font) = document.dereference(font).ok()?;
                     Some((name.clone(), font.as_dict().ok()?))
                 });
-                encodings = encodings_of(self.document, fonts);
+                encodings = encodings_of(&mut self.fonts, fonts);
             }
             xobjects.extend(xobject_ids(self.document, own));
         }
@@ -356,14 +372,172 @@ fn operand(operands: &[Object], index: usize) -> f32 {
         .unwrap_or(0.0)
 }
 
-fn space(out: &mut Out) {
-    if !out.after_space() {
-        out.push(" ");
+/// Where the text is, in the text space of the current matrix scaled to the
+/// page: enough to tell one line from the next, a subscript from a new line,
+/// and a space between words from a letter's neighbour.
+struct Pen {
+    /// The resource name of the current font, and its size.
+    font: Option<Vec<u8>>,
+    size: f32,
+    /// Text state: character and word spacing, horizontal scaling, leading.
+    char_spacing: f32,
+    word_spacing: f32,
+    h_scaling: f32,
+    leading: f32,
+    /// The text matrix's scale, across and up.
+    scale: (f32, f32),
+    /// The start of the current line, and the pen's position.
+    line: (f32, f32),
+    x: f32,
+    y: f32,
+    /// The last text shown.
+    shown: Option<Shown>,
+    /// The position was set since the last text (for fonts without widths).
+    moved: bool,
+    /// `T*`, `'` or `"` began a new line, wherever it is.
+    new_line: bool,
+    /// A word broken by a hyphen at the end of the line before was joined:
+    /// the line breaks at the next space instead.
+    joined: bool,
+}
+
+/// The last text shown: its baseline, where it ended along it (None when its
+/// font gives no widths) and its font size, all in the pen's units.
+struct Shown {
+    y: f32,
+    end: Option<f32>,
+    size: f32,
+}
+
+impl Default for Pen {
+    fn default() -> Self {
+        Pen {
+            font: None,
+            size: 0.0,
+            char_spacing: 0.0,
+            word_spacing: 0.0,
+            h_scaling: 1.0,
+            leading: 0.0,
+            scale: (1.0, 1.0),
+            line: (0.0, 0.0),
+            x: 0.0,
+            y: 0.0,
+            shown: None,
+            moved: false,
+            new_line: false,
+            joined: false,
+        }
     }
 }
 
-/// Where the text is: the font's encoding, the height of the baseline (in text
-/// space, enough to tell one line from the next), and where text was last shown.
+impl Pen {
+    /// `Td`: the next line, offset from the start of this one.
+    fn next_line(&mut self, tx: f32, ty: f32) {
+        self.line = (
+            self.line.0 + tx * self.scale.0,
+            self.line.1 + ty * self.scale.1,
+        );
+        (self.x, self.y) = self.line;
+        self.moved = true;
+    }
+
+    /// `Tm`: a new text matrix.
+    fn matrix(&mut self, m: [f32; 6]) {
+        self.scale = (m[0].hypot(m[1]), m[2].hypot(m[3]));
+        self.line = (m[4], m[5]);
+        (self.x, self.y) = self.line;
+        self.moved = true;
+    }
+
+    /// A TJ adjustment: thousandths of an em, a positive one moving left.
+    fn adjust(&mut self, thousandths: f32, out: &mut Out) {
+        self.x -= thousandths / 1000.0 * self.size * self.h_scaling * self.scale.0;
+        // Without widths, only a wide gap tells words apart.
+        let blind = self.shown.as_ref().is_some_and(|shown| shown.end.is_none());
+        if blind && -thousandths > WORD_GAP {
+            self.space(out);
+        }
+    }
+
+    /// Writes a string operand in the current font's encoding: on a new line
+    /// when the baseline moved by half a line or more (less is a subscript or
+    /// superscript, on the same line), after a space when the text starts
+    /// past a tenth of an em from where the last ended. A word hyphenated at
+    /// the end of a line is written whole, as a reader searching for it
+    /// expects, and the line ends after it.
+    fn show(&mut self, resources: &Resources<'_, '_>, operand: Option<&Object>, out: &mut Out) {
+        let font = self.font.as_ref().and_then(|font| resources.encoding(font));
+        let (Some(font), Some(Object::String(bytes, _))) = (font, operand) else {
+            return;
+        };
+        let mut text = String::new();
+        if !font.write(bytes, &mut text) {
+            return;
+        }
+        let text = unligature(text);
+        let size = self.size.abs();
+        if let Some(shown) = &self.shown {
+            let rise = (self.y - shown.y).abs();
+            let line = shown.size.max(size) * self.scale.1;
+            if self.new_line || (rise > 0.01 && rise >= 0.5 * line) {
+                let first = text.chars().next();
+                let caps = first.is_some_and(char::is_uppercase);
+                let word = caps || first.is_some_and(char::is_lowercase);
+                if word && !self.joined && out.unhyphenate(caps) {
+                    self.joined = true;
+                } else {
+                    self.joined = false;
+                    out.newline();
+                }
+            } else {
+                let em = size * self.h_scaling * self.scale.0;
+                let apart = match shown.end {
+                    Some(end) => self.x - end > WORD_GAP / 1000.0 * em || end - self.x > em / 2.0,
+                    None => self.moved || rise > 0.01,
+                };
+                if apart {
+                    self.space(out);
+                }
+            }
+        }
+        let end = font.advance(bytes).map(|advance| {
+            let across = advance.ems * self.size
+                + advance.glyphs as f32 * self.char_spacing
+                + advance.spaces as f32 * self.word_spacing;
+            self.x += across * self.h_scaling * self.scale.0;
+            self.x
+        });
+        self.shown = Some(Shown {
+            y: self.y,
+            end,
+            size,
+        });
+        self.moved = false;
+        self.new_line = false;
+        match text.split_once(' ') {
+            Some((word, rest)) if self.joined => {
+                self.joined = false;
+                out.text(word);
+                out.newline();
+                out.text(rest.trim_start());
+            }
+            _ => {
+                out.text(&text);
+            }
+        }
+    }
+
+    /// A space between words, or the line break a joined word put off.
+    fn space(&mut self, out: &mut Out) {
+        if self.joined {
+            self.joined = false;
+            out.newline();
+        } else if !out.after_space() {
+            out.push(" ");
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -372,40 +546,5 @@ mod tests {
             super::unligature("con\u{fb01}guration \u{fb00}".into()),
             "configuration ff"
         );
-    }
-}
-
-#[derive(Default)]
-struct Pen {
-    /// The resource name of the current font.
-    font: Option<Vec<u8>>,
-    y: f32,
-    /// The baseline and the position of the last text shown.
-    shown: Option<f32>,
-    moved: bool,
-}
-
-impl Pen {
-    /// Writes a string operand in the current font's encoding: on a new line
-    /// when the baseline changed, after a space when the position jumped along it.
-    fn show(&mut self, resources: &Resources<'_, '_>, operand: Option<&Object>, out: &mut Out) {
-        let encoding = self.font.as_ref().and_then(|font| resources.encoding(font));
-        let (Some(encoding), Some(Object::String(bytes, _))) = (encoding, operand) else {
-            return;
-        };
-        let mut text = String::new();
-        if encoding.write_to_string(bytes, &mut text).is_err() {
-            return;
-        }
-        match self.shown {
-            Some(y) if (y - self.y).abs() > 0.01 => {
-                out.newline();
-            }
-            Some(_) if self.moved => space(out),
-            _ => {}
-        }
-        self.shown = Some(self.y);
-        self.moved = false;
-        out.text(&unligature(text));
     }
 }

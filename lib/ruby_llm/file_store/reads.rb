@@ -28,6 +28,13 @@ module RubyLLM
         [:size_and_time, size, time]
       end
 
+      # The version of +file+ as the store describes it now.
+      def self.version_of_file(file)
+        return size_and_time(file.byte_size, file.updated_at) if file.byte_size > DIGEST_LIMIT
+
+        file.digest || size_and_time(file.byte_size, file.updated_at)
+      end
+
       # Notes that the model saw +file+ as it is, or, given the +version+ its read
       # went through, as that version.
       def remember(file, version = nil)
@@ -52,9 +59,7 @@ module RubyLLM
       private
 
       def version_of(file)
-        return Reads.size_and_time(file.byte_size, file.updated_at) if file.byte_size > DIGEST_LIMIT
-
-        file.digest || Reads.size_and_time(file.byte_size, file.updated_at)
+        Reads.version_of_file(file)
       end
     end
   end

@@ -56,10 +56,11 @@ module RubyLLM
           raise FileNotFoundError, "No file at #{FileStore.path(path)}. list_files shows the files there are."
         end
 
-        def read(file, (kind, text), unit, offset, limit)
+        def read(file, (kind, text, converted), unit, offset, limit)
           case kind
           when :raw, :converted
-            unit == 'lines' ? lines(file, text, offset, limit) : characters(file, text, offset, limit)
+            result, version = unit == 'lines' ? lines(file, text, offset, limit) : characters(file, text, offset, limit)
+            [result, converted || version]
           when :file
             FileResult.new("#{describe(file)} is attached as the file itself.", store.attachment(file.path, file:))
           else

@@ -15,12 +15,13 @@ module RubyLLM
           @registered = Hash.new { |known, type| known[type] = Converters.registered?(type, config: @config) }
         end
 
-        # [:raw], [:converted, text], [:file] or [:none] for +file+.
+        # [:raw], [:converted, text, version of the file it came from], [:file] or
+        # [:none] for +file+.
         def for(file)
           type = file.content_type.to_s
           if @registered[type]
-            text = @store.text(file.path, config: @config)
-            return [:converted, text] if text
+            text, version = @store.text_and_version(file.path, config: @config)
+            return [:converted, text, version] if text
           elsif raw?(file, type)
             return [:raw]
           end
