@@ -95,11 +95,15 @@ RSpec.shared_examples 'a generated Rails application' do |rails, acronym:, acts_
       expect(output).not_to include('FAIL')
     end
 
-    it 'does the same on ruby_llm 1.16.0, in a copy of the application generated with its install generator',
+    # An application already on ruby_llm 1.16.0 that adds the gem: the upgrade generator.
+    it 'does the same on ruby_llm 1.16.0, in a copy of the application, added with the upgrade generator',
        if: RailsApp.kit?('ruby_llm-1.16') do
-      %w[ruby_llm:install ruby_llm_file_store:install].each { |generator| @app116.run!('bin/rails', 'generate', generator) }
+      @app116.run!('bin/rails', 'generate', 'ruby_llm:install')
       @app116.run!('bin/rails', 'generate', 'model', 'User', 'name:string')
-      @app116.run!('bin/rails', 'db:migrate')
+      expect(@app116.run!('bin/rails', 'db:migrate')).to include('CreateChats: migrated')
+      expect(@app116.run!('bin/rails', 'generate', 'ruby_llm_file_store:upgrade'))
+        .to match(%r{create\s+db/migrate/\d+_create_ruby_llm_chat_files\.rb})
+      expect(@app116.run!('bin/rails', 'db:migrate')).to include('CreateRubyLlmChatFiles: migrated')
       FileUtils.cp(File.join(files, 'ask_with_file.rb'), @app116.dir)
       output = @app116.run!('bin/rails', 'runner', 'ask_with_file.rb', env: { 'SCRIPTED_LLM_SERVER' => server_script })
       expect(output).to include('/ruby_llm-1.16/ruby_llm/lib/ruby_llm/chat.rb), Rails 7.2', 'all checks passed')
