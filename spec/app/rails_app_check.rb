@@ -8,32 +8,51 @@ require_relative 'support/rails_app'
 # The user's path into a Rails application, as commands: rails new, the generators by
 # name, db:migrate, bin/rails runner, bin/rails server, and a headless Chromium on the
 # page. One application per Rails version, made once per run and shared by the examples.
-RSpec.shared_examples 'a generated Rails application' do |rails, acronym:|
+#
+# With +acts_as_chat+, Chat is the model ruby_llm's own install generator makes (it needs
+# Rails 7), as a user of ruby_llm's Rails integration has it; otherwise a plain model
+# including RubyLLM::ActiveRecord::ChatFiles. ruby_llm's generated migrations do not run
+# under an "LLM" acronym (ruby_llm names them CreateRubyLlmRecords), so the acronym is
+# tried on the other application.
+RSpec.shared_examples 'a generated Rails application' do |rails, acronym:, acts_as_chat:|
   files = File.join(__dir__, 'files')
+  server_script = File.expand_path('../support/scripted_llm_server.rb', __dir__)
 
   before(:context) do
     @base = Dir.mktmpdir('ruby_llm_file_store_app')
     @app = RailsApp.new(rails, @base)
     @app.create!
+    if acts_as_chat && RailsApp.kit?('ruby_llm-1.16')
+      # A copy made before any generator: the same steps again with ruby_llm 1.16.0.
+      @app116 = RailsApp.new(rails, @base, ruby_llm: 'ruby_llm-1.16')
+      @app116.create!(from: @app)
+    end
     if acronym
       File.write(File.join(@app.dir, 'config/initializers/inflections.rb'),
                  "ActiveSupport::Inflector.inflections(:en) { |inflect| inflect.acronym \"LLM\" }\n")
     end
     @log = []
     step = ->(*command) { @log << [command.join(' '), @app.run!(*command)] }
-    step.call('bin/rails', 'active_storage:install')
+    if acts_as_chat
+      step.call('bin/rails', 'generate', 'ruby_llm:install') # runs active_storage:install itself
+    else
+      step.call('bin/rails', 'active_storage:install')
+    end
     step.call('bin/rails', 'generate', 'ruby_llm_file_store:install')
-    step.call('bin/rails', 'generate', 'model', 'Chat', 'title:string')
+    step.call('bin/rails', 'generate', 'model', 'Chat', 'title:string') unless acts_as_chat
     step.call('bin/rails', 'generate', 'model', 'User', 'name:string')
     step.call('bin/rails', 'db:migrate')
     step.call('bin/rails', 'generate', 'ruby_llm_file_store:chat_ui')
 
-    chat_model = File.join(@app.dir, 'app/models/chat.rb')
-    File.write(chat_model, File.read(chat_model).sub(/^end/, "  include RubyLLM::ActiveRecord::ChatFiles\nend"))
+    unless acts_as_chat
+      chat_model = File.join(@app.dir, 'app/models/chat.rb')
+      File.write(chat_model, File.read(chat_model).sub(/^end/, "  include RubyLLM::ActiveRecord::ChatFiles\nend"))
+    end
     FileUtils.mkdir_p(File.join(@app.dir, 'app/views/chat_files'))
     FileUtils.cp(File.join(files, 'chat_files_controller.rb'), File.join(@app.dir, 'app/controllers'))
     FileUtils.cp(File.join(files, 'show.html.erb'), File.join(@app.dir, 'app/views/chat_files'))
     FileUtils.cp(File.join(files, 'exercise_files.rb'), File.join(@app.dir, 'script.rb'))
+    FileUtils.cp(File.join(files, 'ask_with_file.rb'), File.join(@app.dir, 'ask_with_file.rb')) if acts_as_chat
     routes = File.join(@app.dir, 'config/routes.rb')
     File.write(routes, File.read(routes).sub(/draw do\n/, "\\0  get \"chats/:id/files\" => \"chat_files#show\"\n"))
 
@@ -67,6 +86,29 @@ RSpec.shared_examples 'a generated Rails application' do |rails, acronym:|
     expect(@exercise['rows']).to eq(4)
     expect(@exercise['rails']).to start_with("#{rails}.")
     expect(@exercise['ruby_llm']).to be_a(String)
+  end
+
+  if acts_as_chat
+    it "asks with a file as ruby_llm's generated Chat (acts_as_chat) with an owner, through bin/rails runner" do
+      output = @app.run!('bin/rails', 'runner', 'ask_with_file.rb', env: { 'SCRIPTED_LLM_SERVER' => server_script })
+      expect(output).to include('/ruby_llm-main/ruby_llm/lib/ruby_llm/chat.rb), Rails 7.2', 'all checks passed')
+      expect(output).not_to include('FAIL')
+    end
+
+    # An application already on ruby_llm 1.16.0 that adds the gem: the upgrade generator.
+    it 'does the same on ruby_llm 1.16.0, in a copy of the application, added with the upgrade generator',
+       if: RailsApp.kit?('ruby_llm-1.16') do
+      @app116.run!('bin/rails', 'generate', 'ruby_llm:install')
+      @app116.run!('bin/rails', 'generate', 'model', 'User', 'name:string')
+      expect(@app116.run!('bin/rails', 'db:migrate')).to include('CreateChats: migrated')
+      expect(@app116.run!('bin/rails', 'generate', 'ruby_llm_file_store:upgrade'))
+        .to match(%r{create\s+db/migrate/\d+_create_ruby_llm_chat_files\.rb})
+      expect(@app116.run!('bin/rails', 'db:migrate')).to include('CreateRubyLlmChatFiles: migrated')
+      FileUtils.cp(File.join(files, 'ask_with_file.rb'), @app116.dir)
+      output = @app116.run!('bin/rails', 'runner', 'ask_with_file.rb', env: { 'SCRIPTED_LLM_SERVER' => server_script })
+      expect(output).to include('/ruby_llm-1.16/ruby_llm/lib/ruby_llm/chat.rb), Rails 7.2', 'all checks passed')
+      expect(output).not_to include('FAIL')
+    end
   end
 
   context 'when served by bin/rails server on 127.0.0.1' do
@@ -110,10 +152,10 @@ end
 
 RSpec.describe 'a Rails application using the gem' do
   describe "on Debian's Rails 6.1" do
-    it_behaves_like 'a generated Rails application', '6.1', acronym: false
+    it_behaves_like 'a generated Rails application', '6.1', acronym: true, acts_as_chat: false
   end
 
   describe 'on Rails 7.2 from the offline kit', if: RailsApp.kit?('rails-7.2') && RailsApp.kit?('ruby_llm-main') do
-    it_behaves_like 'a generated Rails application', '7.2', acronym: true
+    it_behaves_like 'a generated Rails application', '7.2', acronym: false, acts_as_chat: true
   end
 end

@@ -60,7 +60,7 @@ end
 #   `rails new` itself runs from the kit's railties.
 # - ruby_llm-file_store: `gem "ruby_llm-file_store", path: <checkout>`; its library is
 #   the one `rake compile` put in lib/.
-# - ruby_llm: the kit's ruby_llm-main. Its gemspec asks for Ruby 3.1.3, so Bundler
+# - ruby_llm: the kit's ruby_llm-main (or ruby_llm-1.16). Its gemspec asks for Ruby 3.1.3, so Bundler
 #   cannot take it as it is: the Gemfile names a folder holding a one-line gemspec
 #   (name and version) and a link to the kit's lib/. Its own dependencies (faraday and
 #   the rest) come through RUBYLIB, which Bundler leaves on the load path.
@@ -70,12 +70,14 @@ class RailsApp
   ROOT = File.expand_path('../../..', __dir__)
   KIT = File.expand_path('../shared/gems', ROOT)
 
-  attr_reader :dir, :rails
+  attr_reader :dir, :rails, :ruby_llm
 
-  def initialize(rails, base)
+  # +ruby_llm+ names the kit's set the Gemfile takes ruby_llm from.
+  def initialize(rails, base, ruby_llm: 'ruby_llm-main')
     @rails = rails
     @base = base
-    @dir = File.join(base, "app-#{rails}")
+    @ruby_llm = ruby_llm
+    @dir = File.join(base, ruby_llm == 'ruby_llm-main' ? "app-#{rails}" : "app-#{rails}-#{ruby_llm}")
   end
 
   def self.kit?(set)
@@ -83,7 +85,7 @@ class RailsApp
   end
 
   def env
-    kit_libs = Dir[File.join(KIT, 'ruby_llm-main', '*', 'lib')].reject { |lib| lib.include?('/ruby_llm/lib') }
+    kit_libs = Dir[File.join(KIT, ruby_llm, '*', 'lib')].reject { |lib| lib.include?('/ruby_llm/lib') }
     kit_libs = rails_kit_libs + kit_libs if rails == '7.2'
     { 'RUBYLIB' => kit_libs.join(':'), 'BUNDLE_GEMFILE' => File.join(dir, 'Gemfile'),
       'RAILS_ENV' => 'development', 'DISABLE_SPRING' => '1', 'BUNDLE_FROZEN' => nil,
@@ -98,8 +100,13 @@ class RailsApp
     output
   end
 
-  def create!
+  # Makes the application with `rails new`, or, when +from+ (a RailsApp made with the
+  # same Rails) is given, as a copy of it before any generator ran: same files, its own
+  # Gemfile and database.
+  def create!(from: nil)
     FileUtils.mkdir_p(@base)
+    return copy_of(from) if from
+
     flags = %w[--skip-bundle --skip-git --skip-javascript --skip-action-mailer --skip-action-mailbox
                --skip-action-text --skip-action-cable --skip-test --skip-system-test --skip-jbuilder
                --skip-bootsnap -d sqlite3]
@@ -111,6 +118,14 @@ class RailsApp
     output, status = Open3.capture2e({ 'RUBYLIB' => rails_new_load_path }, *rails_new, 'new', dir, *flags, chdir: @base)
     raise "rails new failed:\n#{output}" unless status.success?
 
+    write_gemfile
+    run!('bundle', 'install', '--local', '--quiet')
+  end
+
+  def copy_of(app)
+    raise ArgumentError, "#{app.dir} is Rails #{app.rails}, not #{rails}" unless app.rails == rails
+
+    FileUtils.cp_r(app.dir, dir)
     write_gemfile
     run!('bundle', 'install', '--local', '--quiet')
   end
@@ -128,11 +143,11 @@ class RailsApp
   end
 
   def write_gemfile
-    ruby_llm = File.join(@base, 'kit', 'ruby_llm')
-    FileUtils.mkdir_p(ruby_llm)
-    FileUtils.ln_sf(File.join(KIT, 'ruby_llm-main', 'ruby_llm', 'lib'), File.join(ruby_llm, 'lib'))
-    version = File.read(File.join(ruby_llm, 'lib/ruby_llm/version.rb'))[/VERSION = ['"](.+?)['"]/, 1]
-    File.write(File.join(ruby_llm, 'ruby_llm.gemspec'), <<~RUBY)
+    gem_dir = File.join(@base, 'kit', ruby_llm, 'ruby_llm')
+    FileUtils.mkdir_p(gem_dir)
+    FileUtils.ln_sf(File.join(KIT, ruby_llm, 'ruby_llm', 'lib'), File.join(gem_dir, 'lib'))
+    version = File.read(File.join(gem_dir, 'lib/ruby_llm/version.rb'))[/VERSION = ['"](.+?)['"]/, 1]
+    File.write(File.join(gem_dir, 'ruby_llm.gemspec'), <<~RUBY)
       Gem::Specification.new { |s| s.name = "ruby_llm"; s.version = #{version.inspect}; s.summary = "the kit's ruby_llm"; s.authors = ["kit"] }
     RUBY
     File.write(File.join(dir, 'Gemfile'), <<~RUBY)
@@ -140,7 +155,7 @@ class RailsApp
       #{rails_gems}
       gem "sqlite3"
       gem "webrick"
-      gem "ruby_llm", path: #{ruby_llm.inspect}
+      gem "ruby_llm", path: #{gem_dir.inspect}
       gem "ruby_llm-file_store", path: #{ROOT.inspect}
     RUBY
   end
