@@ -6,8 +6,8 @@
 # hand from the gem's folder after `rake compile`, once per database, then compare:
 #
 #   ruby bench/rails.rb                                    # SQLite (WAL), Disk service
-#   ruby bench/rails.rb postgresql://postgres@127.0.0.1:55432/ruby_llm_file_store
-#   ruby bench/rails.rb mysql2://root@127.0.0.1:53306/ruby_llm_file_store
+#   ruby bench/rails.rb "$PG_URL"                          # PostgreSQL, from bin/db-servers
+#   ruby bench/rails.rb "$MYSQL_URL"                       # MariaDB
 #   FILES=1000 ruby bench/rails.rb                         # a smoke run
 #
 # bin/db-servers start DIR starts those servers and prints their URLs (and an
