@@ -6,12 +6,15 @@
 # hand from the gem's folder after `rake compile`, once per database, then compare:
 #
 #   ruby bench/rails.rb                                    # SQLite (WAL), Disk service
-#   ruby bench/rails.rb postgresql://postgres@127.0.0.1:55432/ruby_llm_file_store
-#   ruby bench/rails.rb mysql2://root@127.0.0.1:53306/ruby_llm_file_store
+#   ruby bench/rails.rb "$PG_URL"                          # PostgreSQL, from bin/db-servers
+#   ruby bench/rails.rb "$MYSQL_URL"                       # MariaDB
 #   FILES=1000 ruby bench/rails.rb                         # a smoke run
 #
-# bin/db-servers start DIR starts those servers. Each run prints its figures and,
-# with BASELINE=path/to/sqlite.json, ratios against the SQLite run.
+# bin/db-servers start DIR starts those servers and prints their URLs (and an
+# S3_ENDPOINT: RUBY_LLM_FILE_STORE_S3_ENDPOINT=that keeps the blobs in a bucket there).
+# Each run prints its figures and, with BASELINE=path/to/sqlite.json, ratios against
+# the SQLite run. EXPLAIN=1 also prints the database's plan for each distinct query
+# the store runs (list, a folder, read_file, search_files, write, delete, with_lock).
 $LOAD_PATH.unshift(File.expand_path('../lib', __dir__))
 ENV['RUBY_LLM_FILE_STORE_DATABASE_URL'] = "#{ARGV[0]}?pool=20" if ARGV[0]
 require 'rspec/core' # the spec support files register their hooks with RSpec
@@ -72,6 +75,41 @@ figures = {
   read_file_seconds: best { read.call(path: 'written/7.md') },
   search_files_seconds: best(3) { search.call(pattern: 'notice period') }
 }
+
+# The plan of every distinct query the store sends for its operations, with the
+# files of 100 other chats in the table, as in an application, and once the database
+# knows the table's statistics.
+if ENV['EXPLAIN']
+  connection = ActiveRecord::Base.connection
+  others = Array.new(100) { |i| { model_id: "other #{i}", created_at: now, updated_at: now } }
+  Chat.insert_all(others)
+  Chat.where.not(id: chat.id).pluck(:id).each do |other|
+    RubyLLM::ActiveRecord::ChatFile.insert_all(Array.new(100) do |i|
+      { chat_type: 'Chat', chat_id: other, owner_key: '', path: "reports/#{i / 10}/r#{i}.pdf", byte_size: 9,
+        created_at: now, updated_at: now }
+    end)
+  end
+  connection.execute(database == 'PostgreSQL' ? 'ANALYZE' : 'ANALYZE TABLE ruby_llm_chat_files') unless
+    database == 'SQLite'
+  queries = {}
+  subscriber = ActiveSupport::Notifications.subscribe('sql.active_record') do |*, payload|
+    sql = payload[:sql]
+    next unless sql.match?(/\A\s*(SELECT|UPDATE|DELETE)/i)
+
+    queries[sql.gsub(/'(?:[^']|'')*'|\b\d+\b/, '?')] ||= [sql, payload[:binds]]
+  end
+  store.list
+  store.list('reports/7')
+  read.call(path: 'reports/7/r742.pdf')
+  search.call(pattern: 'notice period')
+  store.write('explained/a.md', 'a')
+  store.with_lock { store.write('explained/a.md', "#{store.read('explained/a.md')}b") }
+  store.delete('explained/a.md')
+  ActiveSupport::Notifications.unsubscribe(subscriber)
+  queries.each_value do |sql, binds|
+    puts "\n#{sql}", connection.explain(sql, binds || [])
+  end
+end
 
 # with_lock read-modify-writes: one thread alone, then 8 threads on one chat.
 store.write('counter.txt', '0')

@@ -61,6 +61,34 @@ RSpec.describe 'ruby_llm_file_store:upgrade' do
     expect(generate('upgrade')).to eq(installed)
   end
 
+  it 'brings a table an earlier version created up to date, once, and runs under db:migrate' do
+    migration = File.join(tmp_dir, 'db/migrate/20250101000000_create_ruby_llm_chat_files.rb')
+    FileUtils.mkdir_p(File.dirname(migration))
+    File.write(migration, <<~RUBY)
+      class CreateRubyLlmChatFiles < ActiveRecord::Migration[6.1]
+        def change
+          create_table(:ruby_llm_chat_files) { |t| t.string :path, null: false }
+        end
+      end
+    RUBY
+    2.times { generate('upgrade') }
+    updates = Dir[File.join(tmp_dir, 'db/migrate/*_byte_order_ruby_llm_chat_file_paths.rb')]
+    expect(updates.size).to eq(1)
+
+    output = in_app(<<~RUBY)
+      ActiveRecord::MigrationContext.new(#{File.dirname(migration).inspect}, ActiveRecord::SchemaMigration).migrate
+      puts ActiveRecord::Base.connection.select_value("SELECT COUNT(*) FROM schema_migrations")
+    RUBY
+    expect(output).to eq(['2'])
+  end
+
+  it 'adds no update to a table this version created' do
+    generate('install')
+    generate('upgrade')
+    expect(Dir[File.join(tmp_dir, 'db/migrate/*.rb')].map { |path| File.basename(path)[/_(\D.*)/, 1] })
+      .to eq(['create_ruby_llm_chat_files.rb'])
+  end
+
   it 'says what it skipped' do
     generate('install')
     output = capture_stdout do

@@ -12,16 +12,18 @@ module RubyLLMFileStore
     #
     # The table refers to chats polymorphically, so ruby_llm's tables are left as they
     # are, and acts_as_chat declares <tt>has_many :ruby_llm_chat_files</tt> once this
-    # gem is loaded. Run again, or after the install generator, it changes nothing.
+    # gem is loaded. An application that has the table gets the migrations that bring
+    # it up to date instead (byte-ordered paths, so folder queries use the index). Run
+    # again, it changes nothing.
     class UpgradeGenerator < InstallGenerator
       namespace 'ruby_llm_file_store:upgrade'
       # Not inherited: a Rails generator's default source root follows its own name.
       source_root File.expand_path('templates', __dir__)
       desc 'Adds the migration for ruby_llm_chat_files to an application that has ruby_llm\'s tables, ' \
-           'unless it has it already.'
+           'or, when it has the table, the migrations that bring it up to date.'
 
       def create_migration_file
-        existing = Dir[File.join(destination_root, 'db', 'migrate', '*_create_ruby_llm_chat_files.rb')].first
+        existing = @table_migration = migration_named('create_ruby_llm_chat_files')
         if existing
           say_status(:skip, "#{relative_to_original_destination_root(existing)} creates the table already", :yellow)
           return
@@ -30,9 +32,24 @@ module RubyLLMFileStore
         super
       end
 
+      # For a table an earlier version created (its migration sets no path_collation).
+      def update_table
+        return if @table_migration.nil? || File.read(@table_migration).include?('path_collation')
+        return if migration_named('byte_order_ruby_llm_chat_file_paths')
+
+        name = 'byte_order_ruby_llm_chat_file_paths'
+        migration_template "#{name}.rb.tt", "db/migrate/#{name}.rb"
+      end
+
       def explain
         say 'acts_as_chat models get has_many :ruby_llm_chat_files from ruby_llm-file_store; ' \
             'other chat models: include RubyLLM::ActiveRecord::ChatFiles.'
+      end
+
+      private
+
+      def migration_named(name)
+        Dir[File.join(destination_root, 'db', 'migrate', "*_#{name}.rb")].first
       end
     end
   end

@@ -25,6 +25,26 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore on the application database and
     expect(files.where(chat_id: chat.id).count).to eq(4)
   end
 
+  # A folder's files are a range of the unique index only when paths sort byte for
+  # byte; otherwise each write's folder check reads every file of the chat.
+  it 'finds a folder through the unique index: the generator gives paths a byte-order collation' do
+    connection = files.connection
+    collation = files.columns_hash['path'].collation
+    case connection.adapter_name
+    when /postg/i
+      expect(collation).to eq('C')
+      sql = files.where(chat_type: 'Chat', chat_id: chat.id, owner_key: '')
+                 .where(files.arel_table[:path].matches('reports/%', '\\', true)).to_sql
+      plan = connection.transaction do
+        connection.execute('SET LOCAL enable_seqscan = off')
+        connection.select_values("EXPLAIN #{sql}").join("\n")
+      end
+      expect(plan).to include('index_ruby_llm_chat_files_uniqueness').and include("path)::text >= 'reports/'")
+    when /mysql/i then expect(collation).to eq('utf8mb4_bin')
+    else expect(collation).to be_nil # SQLite's default, BINARY
+    end
+  end
+
   it 'leaves no orphan blob or stored object after failed and rolled-back writes and chat.destroy' do
     store = RubyLLM.file_store.active_storage(chat, owner: User.create!(name: 'Dana'))
     store.write('keep.txt', 'kept')
