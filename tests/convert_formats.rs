@@ -141,17 +141,7 @@ fn pdf_with_forms() -> Vec<u8> {
         "Resources" => dictionary! { "Font" => dictionary! { "F1" => font }, "XObject" => dictionary! { "Fm1" => fm1 } },
         "MediaBox" => vec![0.into(), 0.into(), 600.into(), 800.into()],
     });
-    doc.objects.insert(
-        pages,
-        Object::Dictionary(
-            dictionary! { "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1 },
-        ),
-    );
-    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages });
-    doc.trailer.set("Root", catalog);
-    let mut bytes = Vec::new();
-    doc.save_to(&mut bytes).unwrap();
-    bytes
+    with_one_page(&mut doc, pages, page)
 }
 
 #[test]
@@ -194,17 +184,7 @@ fn pdf_with_a_fan_of_forms() -> Vec<u8> {
         "Type" => "Page", "Parent" => pages, "Contents" => content,
         "Resources" => dictionary! { "XObject" => dictionary! { "Fm" => ids[0] } },
     });
-    doc.objects.insert(
-        pages,
-        Object::Dictionary(
-            dictionary! { "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1 },
-        ),
-    );
-    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages });
-    doc.trailer.set("Root", catalog);
-    let mut bytes = Vec::new();
-    doc.save_to(&mut bytes).unwrap();
-    bytes
+    with_one_page(&mut doc, pages, page)
 }
 
 #[test]
@@ -222,7 +202,7 @@ fn a_fan_of_pdf_forms_ends_at_the_form_budget() {
 /// no encoding and embeds a program whose own encoding puts `fi` at code 12
 /// and `“` `”` at 92 and 34, as TeX's Computer Modern fonts do.
 fn pdf_in_a_tex_font(content: &str) -> Vec<u8> {
-    use lopdf::{dictionary, Document, Object, Stream};
+    use lopdf::{dictionary, Document, Stream};
     let mut doc = Document::with_version("1.5");
     let mut program =
         b"%!PS-AdobeFont-1.0: CMR10 003.002\n/FontName /CMR10 def\n/Encoding 256 array\n\
@@ -252,17 +232,7 @@ fn pdf_in_a_tex_font(content: &str) -> Vec<u8> {
         "Type" => "Page", "Parent" => pages, "Contents" => content,
         "Resources" => dictionary! { "Font" => dictionary! { "F1" => font } },
     });
-    doc.objects.insert(
-        pages,
-        Object::Dictionary(
-            dictionary! { "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1 },
-        ),
-    );
-    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages });
-    doc.trailer.set("Root", catalog);
-    let mut bytes = Vec::new();
-    doc.save_to(&mut bytes).unwrap();
-    bytes
+    with_one_page(&mut doc, pages, page)
 }
 
 #[test]
@@ -307,8 +277,7 @@ fn a_font_program_bomb_is_inflated_only_as_far_as_its_encoding() {
             }
         }
     }
-    let mut bytes = Vec::new();
-    doc.save_to(&mut bytes).unwrap();
+    let bytes = saved(&mut doc);
     let started = std::time::Instant::now();
     let text = convert::pdf(&bytes).unwrap();
     assert!(text.contains("word"), "{text}");
@@ -347,9 +316,7 @@ fn pdf_with_widths(content: &str) -> Vec<u8> {
             }
         }
     }
-    let mut bytes = Vec::new();
-    doc.save_to(&mut bytes).unwrap();
-    bytes
+    saved(&mut doc)
 }
 
 #[test]
@@ -398,8 +365,7 @@ fn reads_the_values_filled_into_a_pdf_form() {
     });
     let root = doc.trailer.get(b"Root").unwrap().as_reference().unwrap();
     doc.get_dictionary_mut(root).unwrap().set("AcroForm", form);
-    let mut bytes = Vec::new();
-    doc.save_to(&mut bytes).unwrap();
+    let bytes = saved(&mut doc);
     assert_eq!(
         convert::pdf(&bytes).unwrap(),
         "## Page 1\napplication\n\n## Form fields\nname: Ada Lovelace\nagree: Yes\naddress.city: Zürich\n"
@@ -429,8 +395,30 @@ endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n";
             }
         }
     }
-    let mut bytes = Vec::new();
-    doc.save_to(&mut bytes).unwrap();
+    let bytes = saved(&mut doc);
     // A and B from the map, C (not in it) from the encoding.
     assert_eq!(convert::pdf(&bytes).unwrap(), "## Page 1\nÜbC\n");
+}
+
+/// `doc` with `page` as the only kid of `pages`, under a catalog, saved.
+fn with_one_page(
+    doc: &mut lopdf::Document,
+    pages: lopdf::ObjectId,
+    page: lopdf::ObjectId,
+) -> Vec<u8> {
+    doc.objects.insert(
+        pages,
+        lopdf::Object::Dictionary(
+            lopdf::dictionary! { "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1 },
+        ),
+    );
+    let catalog = doc.add_object(lopdf::dictionary! { "Type" => "Catalog", "Pages" => pages });
+    doc.trailer.set("Root", catalog);
+    saved(doc)
+}
+
+fn saved(doc: &mut lopdf::Document) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    doc.save_to(&mut bytes).unwrap();
+    bytes
 }
