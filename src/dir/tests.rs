@@ -210,17 +210,7 @@ fn the_lock_is_exclusive_across_openings_of_the_folder() {
     let (tmp, root) = store();
     let other = Root::open(&tmp.path().join("store")).unwrap();
     let held = root.lock().unwrap();
-    let taken = Arc::new(AtomicBool::new(false));
-    let flag = taken.clone();
-    let waiter = std::thread::spawn(move || {
-        let _guard = other.lock().unwrap();
-        flag.store(true, Ordering::SeqCst);
-    });
-    std::thread::sleep(Duration::from_millis(100));
-    assert!(!taken.load(Ordering::SeqCst));
-    drop(held);
-    waiter.join().unwrap();
-    assert!(taken.load(Ordering::SeqCst));
+    assert_waits_until_released(held, other);
 }
 
 #[test]
@@ -232,17 +222,7 @@ fn the_lock_is_the_folder_itself_and_leaves_no_file() {
     // A planted link or file under the old lock file's name changes nothing.
     std::os::unix::fs::symlink("/etc/passwd", base.join(".ruby_llm_file_store.lock")).unwrap();
     let other = Root::open(&base).unwrap();
-    let taken = Arc::new(AtomicBool::new(false));
-    let flag = taken.clone();
-    let waiter = std::thread::spawn(move || {
-        let _guard = other.lock().unwrap();
-        flag.store(true, Ordering::SeqCst);
-    });
-    std::thread::sleep(Duration::from_millis(100));
-    assert!(!taken.load(Ordering::SeqCst));
-    drop(held);
-    waiter.join().unwrap();
-    assert!(taken.load(Ordering::SeqCst));
+    assert_waits_until_released(held, other);
 }
 
 #[test]
@@ -314,4 +294,20 @@ fn keeps_a_given_content_type() {
         root.stat("data").unwrap().unwrap().content_type,
         "text/plain"
     );
+}
+
+/// `other` cannot take the folder lock while `held` is held, and takes it once
+/// `held` is dropped.
+fn assert_waits_until_released<T>(held: T, other: Root) {
+    let taken = Arc::new(AtomicBool::new(false));
+    let flag = taken.clone();
+    let waiter = std::thread::spawn(move || {
+        let _guard = other.lock().unwrap();
+        flag.store(true, Ordering::SeqCst);
+    });
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(!taken.load(Ordering::SeqCst));
+    drop(held);
+    waiter.join().unwrap();
+    assert!(taken.load(Ordering::SeqCst));
 }
