@@ -62,14 +62,9 @@ module ActsAsChatDB
       end
     end
 
+    # The chat and message models as on main, plus the application's own two.
     def define_models
-      Object.const_set(:Conversation, Class.new(ActiveRecord::Base) do
-        acts_as_chat messages: :conversation_messages
-      end)
-      Object.const_set(:ConversationMessage, Class.new(ActiveRecord::Base) do
-        acts_as_message chat: :conversation
-        has_many_attached :attachments
-      end)
+      ActsAsChatDB.define_models
       Object.const_set(:ToolCall, Class.new(ActiveRecord::Base) { acts_as_tool_call message: :conversation_message })
       Object.const_set(:Model, Class.new(ActiveRecord::Base) { acts_as_model chats: :conversations })
     end
