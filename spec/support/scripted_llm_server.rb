@@ -87,6 +87,14 @@ class ScriptedLLMServer
     "http://127.0.0.1:#{port}/v1"
   end
 
+  # Points a RubyLLM configuration (global or a context's) at this server, failing fast.
+  def point(config)
+    config.openai_api_key = 'test'
+    config.openai_api_base = base_url
+    config.max_retries = 0
+    config.request_timeout = 10
+  end
+
   # Queues replies; they are answered in order whatever the protocol.
   def script(*replies)
     replies = replies.flatten
@@ -238,12 +246,7 @@ class ScriptedLLMServer
     end
 
     def scripted_context(server)
-      RubyLLM.context do |config|
-        config.openai_api_key = 'test'
-        config.openai_api_base = server.base_url
-        config.max_retries = 0
-        config.request_timeout = 10
-      end
+      RubyLLM.context { |config| server.point(config) }
     end
 
     # The text of a recorded message's content: a String, or an Array of parts

@@ -18,12 +18,7 @@ end
 helpers = Object.new.extend(ScriptedLLMServer::Helpers)
 
 server = ScriptedLLMServer.start
-RubyLLM.configure do |config|
-  config.openai_api_key = 'test'
-  config.openai_api_base = server.base_url
-  config.max_retries = 0
-  config.request_timeout = 10
-end
+RubyLLM.configure { |config| server.point(config) }
 
 text = "Termination: 30 days' notice.\n"
 attachment = File.join(Dir.mktmpdir, 'notes.txt')

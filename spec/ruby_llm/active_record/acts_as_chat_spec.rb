@@ -5,13 +5,8 @@ RSpec.describe 'acts_as_chat with files', :acts_as_chat, :rails, :ruby_llm do
 
   let(:server) { ScriptedLLMServer.start }
   let(:context) do
-    base_url = server.base_url
-    RubyLLM.context do |config|
-      config.openai_api_key = 'test'
-      config.openai_api_base = base_url
-      config.max_retries = 0
-      config.request_timeout = 10
-    end
+    scripted = server
+    RubyLLM.context { |config| scripted.point(config) }
   end
   let(:conversation) do
     Conversation.create!(model: ScriptedLLMServer::MODEL, provider: :openai, assume_model_exists: true, context:)
