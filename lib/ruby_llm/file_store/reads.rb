@@ -38,7 +38,7 @@ module RubyLLM
       # Notes that the model saw +file+ as it is, or, given the +version+ its read
       # went through, as that version.
       def remember(file, version = nil)
-        version ||= version_of(file)
+        version ||= Reads.version_of_file(file)
         @mutex.synchronize { @versions[file.path] = version }
       end
 
@@ -51,15 +51,9 @@ module RubyLLM
       def refusal(file)
         seen = @mutex.synchronize { @versions[file.path] }
         return "#{file.path} exists and has not been read. Read it with read_file before changing it." unless seen
-        return if seen == version_of(file)
+        return if seen == Reads.version_of_file(file)
 
         "#{file.path} changed since it was read. Read it again with read_file before changing it."
-      end
-
-      private
-
-      def version_of(file)
-        Reads.version_of_file(file)
       end
     end
   end
