@@ -51,7 +51,7 @@ RSpec.describe 'the README' do
     end
   end
 
-  it 'has a setup for every marker and a marker for every setup' do
+  it 'names each block once, and every setup names a block' do
     names = blocks.filter_map(&:name)
     expect(names.tally.select { |_, count| count > 1 }.keys).to eq([]), 'two blocks share a marker'
     expect(ReadmeSetups::SETUPS.keys - names).to eq([]), 'setups whose block is gone'
@@ -67,7 +67,8 @@ RSpec.describe 'the README' do
     it "runs #{block.label} (#{block.where})", **tags do
       Dir.mktmpdir('readme_block') do |folder|
         output, ok = run_block(block, setup, folder, timeout)
-        expect(ok).to be(true), "#{block.where} failed:\n#{output}"
+        expect(ok).to be(true), "#{block.where} failed (its setup: spec/readme/setups.rb, under the name " \
+                                "its <!-- example: name --> marker gives it):\n#{output}"
         expect(output.lines.last).to eq("ok\n")
       end
     end
