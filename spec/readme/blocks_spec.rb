@@ -65,6 +65,8 @@ RSpec.describe 'the README' do
     tags[:acts_as_chat] = true if needs.include?('acts_as_chat')
 
     it "runs #{block.label} (#{block.where})", **tags do
+      skip "needs Active Record, Active Storage and sqlite3: #{ActiveStorageDB.load_error}" if
+        needs.include?('rails') && !ActiveStorageDB.available?
       Dir.mktmpdir('readme_block') do |folder|
         output, ok = run_block(block, setup, folder, timeout)
         expect(ok).to be(true), "#{block.where} failed (its setup: spec/readme/setups.rb, under the name " \

@@ -83,6 +83,9 @@ module ReadmeSetups
         # The chat and its message with an attachment, as the application has them.
         def chat = @chat ||= Chat.create!(title: 'Contract review')
 
+        BLOBS_MADE = []
+        ActiveStorage::Blob.after_create { BLOBS_MADE << id }
+
         def message
           @message ||= Message.create!(chat:, content: 'The contract').tap do |message|
             message.attachment.attach(io: File.open('contract.pdf'), filename: 'contract.pdf')
@@ -90,8 +93,12 @@ module ReadmeSetups
         end
       RUBY
       after: <<~RUBY
+        # brief.md's blob and the message's, which contract.pdf shares: one copy.
+        raise "\#{BLOBS_MADE.size} blobs made, not 2: the attachment was copied" unless BLOBS_MADE.size == 2
         raise 'chat.destroy left its files' if RubyLLM::ActiveRecord::ChatFile.where(chat_id: chat.id).exists?
-        raise 'the attachment and the file are two blobs' unless ActiveStorage::Blob.count == 1
+        # Purged: brief.md's blob; kept: the message's, which something else uses.
+        raise "blobs left: \#{ActiveStorage::Blob.pluck(:id)}" unless
+          ActiveStorage::Blob.pluck(:id) == [message.reload.attachment.blob.id]
       RUBY
     },
     'acts-as-chat' => {
