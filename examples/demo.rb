@@ -1,114 +1,150 @@
 # frozen_string_literal: true
 
-# Puts the sample documents into a Directory store and shows what a chat gains.
+# The main job: a real RubyLLM::Chat is asked about a PDF and calls a tool whose
+# result is 30,000 characters, once without a file store and once with one. For
+# each request the demo prints what it carried and its size, read from the bodies
+# the provider received.
+#
+#   bin/demo                         # a scripted OpenAI-compatible server on 127.0.0.1
+#   OPENAI_API_KEY=sk-... bin/demo   # OpenAI itself (DEMO_MODEL, default gpt-4.1-mini),
+#                                    # each request recorded on 127.0.0.1 on its way
+#
+# ruby_llm comes from RUBY_LLM_PATH (folders of ruby_llm and its dependencies, one
+# lib/ each, joined by :), else the gem kit beside the checkout
+# (../shared/gems/ruby_llm-main), else the installed gem.
+ROOT = File.expand_path('..', __dir__)
+KIT = File.expand_path('../shared/gems/ruby_llm-main', ROOT)
+RUBY_LLM_SETS = ENV.fetch('RUBY_LLM_PATH') { File.directory?(KIT) ? KIT : '' }.split(':')
+RUBY_LLM_SETS.reverse_each { |set| Dir[File.join(set, '*', 'lib')].reverse_each { |lib| $LOAD_PATH.unshift(lib) } }
+$LOAD_PATH.unshift(File.join(ROOT, 'lib'))
+begin
+  require 'ruby_llm'
+rescue LoadError => e
+  abort "bin/demo needs ruby_llm (#{e.message}): set RUBY_LLM_PATH to a folder of ruby_llm and its " \
+        'dependencies, one lib/ each, or install the ruby_llm gem'
+end
 require 'ruby_llm/file_store'
 require 'tmpdir'
+require_relative 'support/demo_printout'
+require_relative 'support/recording_proxy'
+require_relative 'support/sample_pdf'
+require_relative '../bench/support/conversation_fixtures'
+require_relative '../spec/support/scripted_llm_server'
 
-# The demo's steps, each printing one section.
-class StoreDemo
-  FIXTURES = File.expand_path('../spec/fixtures', __dir__)
-  QUESTIONS = 10
-  # The flat OpenDocument sources the document fixtures were made from.
-  SOURCES = /\.fod[tsp]\z/
+# The bench's tool under a name of its own: the model calls it sales_report.
+class SalesReport < ConversationFixtures::SalesReport; end
 
-  # The native document converters, registered as an app would in config.file_converters.
-  CONFIG = Struct.new(:file_converters).new(
-    RubyLLM.file_store.converter.then do |converter|
-      office = RubyLLM::FileStore::Converters::Office::TYPES.to_h { |type| [type, converter.office] }
-      { 'application/pdf' => converter.pdf, 'text/html' => converter.html }.merge(office)
-    end
-  )
+# The same four questions asked twice, and what each request carried.
+class ChatDemo
+  include DemoPrintout
 
-  def initialize(store)
-    @store = store
+  Ask = Struct.new(:question, :attachment, :requests, :answer, keyword_init: true)
+
+  QUESTIONS = ['Summarize the attached contract in two sentences.',
+               'Pull the latest sales report: which region sold the most units?',
+               "Quote the contract's termination clause word for word.",
+               'Draft a one-line note for the board about the contract and the sales.'].freeze
+  PAGES = 12
+
+  def initialize(folder)
+    @contract = contract(File.join(folder, 'contract.pdf'))
+    @api_key = ENV.fetch('OPENAI_API_KEY', nil)
+    @recorder = if @api_key
+                  RecordingProxy.start(ENV.fetch('OPENAI_API_BASE', 'https://api.openai.com/v1'))
+                else
+                  ScriptedLLMServer.start
+                end
   end
 
   def run
-    fill
-    show_files
-    show_texts
-    show_tools
-    show_resending
+    introduce
+    without = conversation(store: nil)
+    with = conversation(store: RubyLLM.file_store.memory)
+    compare(without, with)
+  ensure
+    @recorder.stop
   end
 
   private
 
-  attr_reader :store
-
-  def section(title)
-    puts "\n== #{title}"
+  def introduce
+    ruby_llm = $LOADED_FEATURES.find { |path| path.end_with?('/ruby_llm.rb') }
+    puts "ruby_llm #{RubyLLM::VERSION} (#{ruby_llm})"
+    puts @api_key ? "OpenAI (#{model}) through #{@recorder.base_url}, which records each request on its way" : scripted
+    size = RequestSummary.number(File.size(@contract))
+    puts "The chat: #{File.basename(@contract)} (#{PAGES} pages, #{size} bytes) " \
+         "attached to question 1; in question 2 the model calls #{tool.name}, whose result is " \
+         "#{RequestSummary.number(ConversationFixtures::RESULT_SIZE)} characters."
   end
 
-  def one_line(file)
-    "#{file.path} (#{file.content_type}, #{file.human_size}) is in this chat's files"
+  def scripted
+    "A scripted OpenAI-compatible server on 127.0.0.1:#{@recorder.port}, answering as a model would " \
+      '(set OPENAI_API_KEY to ask OpenAI instead)'
   end
 
-  def fill
-    Dir.glob('**/*', base: FIXTURES).sort.each do |name|
-      next if File.directory?(File.join(FIXTURES, name)) || name.match?(SOURCES)
+  def model
+    ENV.fetch('DEMO_MODEL', 'gpt-4.1-mini')
+  end
 
-      File.open(File.join(FIXTURES, name), 'rb') { |io| store.write(name, io) }
+  def tool
+    SalesReport.new
+  end
+
+  # A contract whose termination clause sits on page 7 of PAGES.
+  def contract(path)
+    pages = (1..PAGES).map do |page|
+      (1..40).map { |line| "Section #{page}.#{line}. The supplier delivers the services of annex #{page} on time." }
     end
+    pages[6][12] = "Section 7.13. Termination. Either party may end this agreement with 60 days' written notice."
+    SamplePDF.write(path, pages)
   end
 
-  def show_files
-    section "The store in #{store.local_root}"
-    store.each do |file|
-      puts format('  %-24<path>s %-28<type>s %<size>9s', path: file.path, type: file.content_type[0, 28],
-                                                         size: file.human_size)
+  def conversation(store:)
+    section(store ? "With a file store (#{store.class.name})" : 'Without a file store')
+    script(store)
+    chat = new_chat.with_tools(SalesReport)
+    chat.with_file_store(store) if store
+    QUESTIONS.each_with_index.map { |question, index| ask(chat, question, index.zero? ? @contract : nil) }
+  end
+
+  def new_chat
+    context = RubyLLM.context do |config|
+      next @recorder.point(config) unless @api_key
+
+      config.openai_api_key = @api_key
+      config.openai_api_base = @recorder.base_url
     end
+    return context.chat(model:, provider: :openai) if @api_key
+
+    context.chat(model: ScriptedLLMServer::MODEL, provider: :openai, assume_model_exists: true)
   end
 
-  def show_texts
-    section 'What store.text reads'
-    store.each do |file|
-      text = store.text(file.path, config: CONFIG)
-      shown = if text
-                "#{text.lines.first.to_s.strip[0, 60]}... (#{text.length} characters)"
-              else
-                'no text: the model gets the file itself, or reads it with code'
-              end
-      puts "  #{file.path}: #{shown}"
-    end
+  # What the scripted model answers; with a store it searches the files for the
+  # clause, since the PDF is no longer in the conversation.
+  def script(store)
+    return if @api_key
+
+    s = ScriptedLLMServer
+    clause = s.text("\"Either party may end this agreement with 60 days' written notice.\" (section 7.13)")
+    search = store ? [s.tool_call('search_files', { pattern: 'termination', ignore_case: true })] : []
+    @recorder.script(s.text('A services agreement: the supplier delivers the services of each annex on time.'),
+                     s.tool_call(tool.name), s.text('North sold the most units.'), *search, clause,
+                     s.text('Board note: the contract ends on 60 days notice; north leads sales.'))
   end
 
-  # The tools as a model calls them: find a line, read around it, change it.
-  def show_tools
-    section 'The model at work, through its tools'
-    tools = RubyLLM::FileStore::Tools
-    call(tools::SearchFiles, pattern: 'terminat', path: 'contract-v2.md', ignore_case: true)
-    call(tools::SearchFiles, pattern: 'remote work', ignore_case: true)
-    call(tools::SearchFiles, pattern: 'budget', path: 'documents', ignore_case: true)
-    call(tools::ReadFile, path: 'handbook.txt', offset: 286, limit: 3)
-    call(tools::EditFile, path: 'handbook.txt', old_text: 'renewed every 90 days', new_text: 'renewed every 60 days')
-    call(tools::EditFile, path: 'revenue.csv', old_text: 'north', new_text: 'North')
-    call(tools::WriteFile, path: 'notes/answer.md', content: "Remote work approval is renewed every 60 days.\n")
-    call(tools::ListFiles, path: 'notes')
-  end
-
-  def call(tool, **arguments)
-    puts "\n  #{tool.name.split('::').last} #{arguments}"
-    result = tool.new(store, config: CONFIG).call(**arguments)
-    puts result.to_s.lines.map { |line| "    #{line}" }.join
-  end
-
-  def show_resending
-    section "A #{QUESTIONS}-question chat with every sample attached to the first question"
-    # Providers take attachments base64-encoded inside the JSON body.
-    attached = store.sum { |file| (file.byte_size + 2) / 3 * 4 }
-    lines = store.sum { |file| one_line(file).bytesize + 1 }
-    without = QUESTIONS * attached
-    with = attached + ((QUESTIONS - 1) * lines)
-    puts "  without a store, every request resends them: #{QUESTIONS} x #{attached} = #{without} bytes"
-    puts "  with a store, in full once, then a line each: #{attached} + #{QUESTIONS - 1} x #{lines} = #{with} bytes"
-    puts format('  bytes not resent: %<percent>.1f%%', percent: 100.0 * (without - with) / without)
-    show_lines
-  end
-
-  def show_lines
-    puts "\n  From the second question on, the model sees lines like:"
-    store.first(2).each { |file| puts "    #{one_line(file)}" }
+  def ask(chat, question, attachment)
+    first = @recorder.requests.size
+    answer = chat.ask(question, with: attachment).content
+    asked = Ask.new(question:, attachment:, answer:, requests: @recorder.requests[first..])
+    show(asked)
+    asked
   end
 end
 
-Dir.mktmpdir('ruby_llm_file_store_demo') { |folder| StoreDemo.new(RubyLLM.file_store.directory(folder)).run }
+# The PDF converter reads the contract for search_files and read_file; registered
+# here where this configuration does not have it.
+RubyLLM.configure do |config|
+  config.file_converters['application/pdf'] = RubyLLM.file_store.converter.pdf unless
+    RubyLLM::FileStore::Converters.registered?('application/pdf', config:)
+end
+Dir.mktmpdir('ruby_llm_file_store_demo') { |folder| ChatDemo.new(folder).run }

@@ -1,0 +1,132 @@
+# frozen_string_literal: true
+
+# What each marked README block needs before it runs, by the name of its marker
+# (<!-- example: name --> on the line before the fence). A block runs as written in
+# a fresh folder, in a process of its own (spec/readme/runner.rb), after its setup:
+#
+# - needs:   what the process loads: "ruby_llm" (the real one, from RUBY_LLM_PATH;
+#            the example is tagged :ruby_llm), "rails" (Active Record and Active
+#            Storage on SQLite, as the specs run them), "acts_as_chat" (ruby_llm's
+#            Rails models; tagged :acts_as_chat too)
+# - files:   the files the block names, made in its folder first: a String is the
+#            content, { fixture: } a copy of spec/fixtures, { pdf: } a PDF whose
+#            pages hold those lines, a path ending in / a folder
+# - before:  Ruby run first at the top level, standing for what the block's prose
+#            says is already there (a chat, a record, a bucket)
+# - replies: for a block that talks to a model, the scripted server's replies, in
+#            order; every one must be asked for
+# - after:   Ruby run after the block, checking what the prose around it says
+# - runner:  "rspec" for a block that is a spec file
+module ReadmeSetups
+  CONTRACT = [
+    ['Services agreement', '1. Services. The supplier provides the services of annex A.',
+     '2. Fees. Fees are due within 30 days of each invoice.'],
+    ['3. Termination. Either party may end this agreement with 60 days\' written notice.',
+     '4. Law. This agreement is governed by the laws of Ireland.']
+  ].freeze
+
+  SETUPS = {
+    'chat' => {
+      needs: %w[ruby_llm],
+      files: { 'contract-v1.pdf' => { pdf: CONTRACT.map { |page| page.map { |line| line.sub('60', '30') } } },
+               'contract-v2.pdf' => { pdf: CONTRACT } },
+      replies: <<~RUBY,
+        [ScriptedLLMServer.text('The notice period went from 30 to 60 days.'),
+         ScriptedLLMServer.tool_call('search_files', { pattern: 'termination', ignore_case: true }),
+         ScriptedLLMServer.tool_call('read_file', { path: 'contract-v2.pdf' }),
+         ScriptedLLMServer.text('3. Termination. Either party may end this agreement with 60 days written notice.')]
+      RUBY
+      # The prose: the second question's request carries a line for each PDF, not the PDF.
+      after: <<~RUBY
+        second = JSON.generate(ReadmeRun.server.request_bodies[1])
+        first = JSON.generate(ReadmeRun.server.request_bodies[0])
+        raise 'the first request does not carry the PDFs' unless first.include?('application/pdf;base64') ||
+                                                                 first.include?('data:application/pdf')
+        raise "the second request resends a PDF: \#{second[0, 300]}" if second.include?('base64')
+        %w[contract-v1.pdf contract-v2.pdf].each do |name|
+          raise "the second request has no line for \#{name}" unless second.include?("\#{name} (application/pdf")
+        end
+      RUBY
+    },
+    'chat-options' => { needs: %w[ruby_llm], before: 'chat = RubyLLM.chat' },
+    'tool-spill' => { needs: %w[ruby_llm] },
+    'agents' => { needs: %w[ruby_llm] },
+    'stores' => {
+      files: { 'export.csv' => "region,revenue\nnorth,120\nsouth,95\n", 'tmp/work/chart.png' => { fixture: 'chart.png' } }
+    },
+    'stored-file' => {
+      before: <<~RUBY
+        store = RubyLLM.file_store.memory
+        store.write('brief.md', "# Brief\\n\\n\#{'The supplier delivers the services of annex A. ' * 17}".ljust(812, '.'))
+      RUBY
+    },
+    'store-contract' => {
+      runner: 'rspec',
+      before: <<~RUBY
+        require File.join(ROOT, 'spec/readme/bucket_store')
+        def bucket = @bucket ||= {}
+      RUBY
+    },
+    'rails-store' => {
+      needs: %w[rails],
+      files: { 'contract.pdf' => { pdf: CONTRACT } },
+      before: <<~RUBY,
+        class ApplicationRecord < ActiveRecord::Base
+          self.abstract_class = true
+        end
+
+        class Message < ApplicationRecord
+          belongs_to :chat
+          has_one_attached :attachment
+        end
+
+        # The chat and its message with an attachment, as the application has them.
+        def chat = @chat ||= Chat.create!(title: 'Contract review')
+
+        BLOBS_MADE = []
+        ActiveStorage::Blob.after_create { BLOBS_MADE << id }
+
+        def message
+          @message ||= Message.create!(chat:, content: 'The contract').tap do |message|
+            message.attachment.attach(io: File.open('contract.pdf'), filename: 'contract.pdf')
+          end
+        end
+      RUBY
+      after: <<~RUBY
+        # brief.md's blob and the message's, which contract.pdf shares: one copy.
+        raise "\#{BLOBS_MADE.size} blobs made, not 2: the attachment was copied" unless BLOBS_MADE.size == 2
+        raise 'chat.destroy left its files' if RubyLLM::ActiveRecord::ChatFile.where(chat_id: chat.id).exists?
+        # Purged: brief.md's blob; kept: the message's, which something else uses.
+        raise "blobs left: \#{ActiveStorage::Blob.pluck(:id)}" unless
+          ActiveStorage::Blob.pluck(:id) == [message.reload.attachment.blob.id]
+      RUBY
+    },
+    'acts-as-chat' => {
+      needs: %w[ruby_llm rails acts_as_chat],
+      files: { 'contract.pdf' => { pdf: CONTRACT } },
+      replies: "ScriptedLLMServer.text('60 days, in writing.')",
+      before: <<~RUBY,
+        ActsAsChatDB.setup!
+        RailsModels.define
+        Current = Struct.new(:user).new(User.create!(name: 'Dana'))
+        other_store = RubyLLM.file_store.memory
+        chat = Conversation.create!(model: ScriptedLLMServer::MODEL, provider: :openai, assume_model_exists: true)
+      RUBY
+      after: <<~RUBY
+        rows = RubyLLM::ActiveRecord::ChatFile.where(chat_type: 'Conversation', chat_id: chat.id)
+        raise "contract.pdf is not a row of the chat's files: \#{rows.pluck(:path)}" unless
+          rows.pluck(:path) == ['contract.pdf']
+        raise 'the other store took the attachment' if other_store.exist?('contract.pdf')
+      RUBY
+    },
+    'converters' => { needs: %w[ruby_llm] },
+    'native-converters' => { needs: %w[ruby_llm] },
+    'running-code' => { needs: %w[ruby_llm], files: { 'app/skills/' => nil } }
+  }.freeze
+
+  module_function
+
+  def for(name)
+    SETUPS.fetch(name, {})
+  end
+end
