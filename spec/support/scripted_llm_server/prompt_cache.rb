@@ -16,7 +16,7 @@ class ScriptedLLMServer
   #
   # - Anthropic caches only at breakpoints (a block's +cache_control+, or a
   #   top-level +cache_control+, which puts one on the last block): for each, the
-  #   longest cached prefix ending at it or at one of the 19 block boundaries
+  #   longest cached prefix ending at it or at one of the 20 block boundaries
   #   before it is read; the prefix up to the last breakpoint is then written
   #   (when it is at least 1,024 tokens); the rest is plain input. At most 4
   #   breakpoints, or the request is refused, as Anthropic does.
@@ -128,7 +128,7 @@ class ScriptedLLMServer
 
     # The end, in bytes, of the longest cached prefix a breakpoint at +index+ finds.
     def cached_end(ends, digests, index)
-      index.downto([index - ANTHROPIC_LOOKBACK + 1, 0].max) do |candidate|
+      index.downto([index - ANTHROPIC_LOOKBACK, 0].max) do |candidate|
         return ends[candidate] if @anthropic[digests[candidate]]
       end
       0

@@ -33,11 +33,12 @@ module RubyLLM
       def with_file_store(store = NOT_GIVEN, spill_to_file: 10_000, owner: nil, attachments: :full)
         Seams.check!
         refuse_owner(owner) if owner
+        mode = check_attachments(attachments)
         store = default_file_store if store.equal?(NOT_GIVEN)
         detach_file_store
         return self if store.nil?
 
-        @file_store_attachments = check_attachments(attachments)
+        @file_store_attachments = mode
         attach_file_store(coerce_file_store(store), check_spill_limit(spill_to_file))
         self
       end
