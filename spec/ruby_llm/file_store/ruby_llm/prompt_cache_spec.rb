@@ -242,6 +242,19 @@ RSpec.describe 'A chat with files and the provider prompt cache', :ruby_llm do
       expect(server.requests.first[:bytes]).to be < size / 10
     end
 
+    it "is an agent's file_store option too" do
+      llm = RubyLLM.context { |config| server.point(config) }
+      agent = Class.new(RubyLLM::Agent) do
+        context llm
+        file_store attachments: :lines
+      end
+      chat = agent.chat(model: ScriptedLLMServer::MODEL, provider: :openai, assume_model_exists: true, context: llm)
+      server.script(ScriptedLLMServer.text('ok'))
+      chat.ask('Read it when you need it', with: documents[:letter])
+      expect(attachments_in(server.request_bodies.first)).to be_empty
+      expect(JSON.generate(server.request_bodies.first)).to include("auditor-letter.pdf (application/pdf, ")
+    end
+
     it 'refuses another mode, naming it' do
       chat = chat_on(server, :openai)
       expect { chat.with_file_store(attachments: :summary) }
