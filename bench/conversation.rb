@@ -22,10 +22,11 @@ require 'json'
 require 'rbconfig'
 
 unless ENV['RUBY_LLM_PATH']
-  sets = Dir[File.expand_path('../../shared/gems/ruby_llm-*', __dir__)].sort
+  sets = Dir[File.expand_path('../../shared/gems/ruby_llm-*', __dir__)]
   abort 'Set RUBY_LLM_PATH to a folder of ruby_llm and its dependencies, one lib/ each' if sets.empty?
   results = sets.map do |set|
-    output = IO.popen(ENV.to_h.merge('RUBY_LLM_PATH' => set, 'CONVERSATION_JSON' => '1'), [RbConfig.ruby, __FILE__], &:read)
+    output = IO.popen(ENV.to_h.merge('RUBY_LLM_PATH' => set, 'CONVERSATION_JSON' => '1'), [RbConfig.ruby, __FILE__],
+                      &:read)
     abort "bench/conversation.rb failed on #{set}" unless $?.success? # rubocop:disable Style/SpecialGlobalVars
     JSON.parse(output)
   end
@@ -63,14 +64,10 @@ class Conversation
   def run(provider, store: false, caching: false, attachments: :full)
     @server.clear_cache
     first = @server.requests.size
-    chat = chat_for(provider).with_tools(ConversationFixtures::SalesReport)
-    chat.with_instructions(ConversationFixtures.instructions(ENV['INSTRUCTIONS'].to_i)) if ENV['INSTRUCTIONS']
-    chat.with_file_store(RubyLLM.file_store.memory, attachments:) if store
+    chat = chat_for(provider, store && attachments)
     cache(chat, provider) if caching
     @server.script(*ConversationFixtures::QUESTIONS.each_with_index.map { |q, i| ConversationFixtures.turn(i + 1, q) })
-    answers = ConversationFixtures::QUESTIONS.map do |question|
-      [chat.messages.size, chat.ask(question[:ask], with: question[:with] && @documents[question[:with]]).content]
-    end
+    answers = ConversationFixtures::QUESTIONS.map { |question| [chat.messages.size, ask(chat, question)] }
     { 'requests' => requests(@server.requests[first..], chat, answers.map(&:first)),
       'answers' => answers.map(&:last) }
   end
@@ -82,7 +79,10 @@ class Conversation
       @server.point(config)
       config.file_converters['application/pdf'] = RubyLLM.file_store.converter.pdf
     end
-    return context.chat(model: ScriptedLLMServer::ANTHROPIC_MODEL, provider: :anthropic, assume_model_exists: true) if provider == :anthropic
+    if provider == :anthropic
+      return context.chat(model: ScriptedLLMServer::ANTHROPIC_MODEL, provider: :anthropic,
+                          assume_model_exists: true)
+    end
 
     context.chat(model: ScriptedLLMServer::MODEL, provider: :openai, assume_model_exists: true)
   end
@@ -112,9 +112,8 @@ class Conversation
   end
 
   def prompt(request)
-    cache = ScriptedLLMServer::PromptCache.new
-    blocks = request[:path] == '/v1/messages' ? cache.anthropic_blocks(request[:body]).first : cache.openai_blocks(request[:body])
-    blocks.join
+    blocks = ScriptedLLMServer::PromptCache::Blocks
+    (request[:path] == '/v1/messages' ? blocks.anthropic(request[:body]).first : blocks.openai(request[:body])).join
   end
 
   def question_of(chat, reply, starts)
@@ -144,7 +143,8 @@ Dir.mktmpdir('conversation_bench') do |dir|
     [provider, Conversation::CONFIGURATIONS.transform_values { |options| conversation.run(provider, **options) }]
   end
   server.stop
-  result = { 'instructions' => ENV['INSTRUCTIONS'].to_i, 'ruby_llm' => "#{RubyLLM::VERSION} (#{File.basename(ENV.fetch('RUBY_LLM_PATH').split(':').first)})",
+  set = File.basename(ENV.fetch('RUBY_LLM_PATH').split(':').first)
+  result = { 'instructions' => ENV['INSTRUCTIONS'].to_i, 'ruby_llm' => "#{RubyLLM::VERSION} (#{set})",
              'documents' => documents.transform_values { |path| File.size(path) }, 'runs' => runs }
   if ENV['CONVERSATION_JSON']
     puts JSON.generate(result)

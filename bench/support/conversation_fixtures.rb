@@ -46,7 +46,9 @@ module ConversationFixtures
     objects = ['<< /Type /Catalog /Pages 2 0 R >>', nil, '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>']
     kids = (1..pages).map do |page|
       lines = (1..45).map do |n|
-        "(#{facts.fetch([page, n]) { "Chapter #{page}, line #{n}: revenue, budgets and risks by region, in detail." }}) Tj T*"
+        "(#{facts.fetch([page, n]) do
+              "Chapter #{page}, line #{n}: revenue, budgets and risks by region, in detail."
+            end}) Tj T*"
       end
       stream = "BT /F1 10 Tf 12 TL 50 760 Td #{lines.join(' ')} ET"
       objects << "<< /Length #{stream.bytesize} >>\nstream\n#{stream}\nendstream"
@@ -105,16 +107,21 @@ module ConversationFixtures
     passage = seen.passage(pattern, after: question[:after])
     return replies.text("Answer #{number}: #{passage}") if passage
 
-    hit = seen.search_hit(pattern)
-    read = { path: hit&.first, offset: [hit&.last.to_i - 2, 1].max, limit: 5 }
-    if hit && seen.tool?('read_file') && !seen.called?('read_file', since_question: true, **read)
-      return replies.tool_call('read_file', read)
-    end
-    unless seen.called?('search_files', since_question: true, pattern:) || !seen.tool?('search_files')
-      return replies.tool_call('search_files', { pattern:, literal: true })
-    end
+    step = next_step(seen, pattern)
+    step ? replies.tool_call(*step) : replies.text("Answer #{number}: not found")
+  end
 
-    replies.text("Answer #{number}: not found")
+  # [tool, arguments] to call next for +pattern+ this question: read around a
+  # search hit, else search; nil when both were done or are not offered.
+  def next_step(seen, pattern)
+    hit = seen.search_hit(pattern)
+    if hit
+      read = { path: hit.first, offset: [hit.last - 2, 1].max, limit: 5 }
+      return ['read_file', read] if seen.tool?('read_file') && !seen.called?('read_file', since_question: true, **read)
+    end
+    return if !seen.tool?('search_files') || seen.called?('search_files', since_question: true, pattern:)
+
+    ['search_files', { pattern:, literal: true }]
   end
 
   # A tool whose result is RESULT_SIZE characters of report lines.

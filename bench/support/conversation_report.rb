@@ -1,15 +1,18 @@
 # frozen_string_literal: true
 
 require_relative '../../spec/support/scripted_llm_server/prompt_cache'
+require_relative 'conversation_goals'
 
 # Prints what bench/conversation.rb measured: per ruby_llm, provider and
 # configuration the requests, their cache use and price; then the totals and the
-# goals.
+# goals (ConversationGoals).
 class ConversationReport
+  include ConversationGoals
+
   ANTHROPIC = { read: 0.1, write: 1.25 }.freeze
   OPENAI = { 'gpt-4o' => 0.5, 'gpt-5' => 0.1 }.freeze
-  BASELINES = ['no store', 'no store + caching', 'store'].freeze
-  HIT_GOAL = 95.0
+  REQUEST_COLUMNS = { 'q' => 3, 'bytes' => 9, 'shared' => 8, 'read' => 7, 'written' => 8, 'uncached' => 8,
+                      'price' => 9, 'hit' => 6, 'of shared' => 9 }.freeze
 
   def initialize(results)
     @results = results
@@ -36,111 +39,70 @@ class ConversationReport
   private
 
   def print_set(result)
-    puts "== ruby_llm #{result['ruby_llm']}: documents #{result['documents'].map { |k, v| "#{k} #{v} bytes" }.join(', ')}, " \
-         "instructions #{result['instructions']} bytes"
+    documents = result['documents'].map { |name, size| "#{name} #{size} bytes" }.join(', ')
+    puts "== ruby_llm #{result['ruby_llm']}: documents #{documents}, instructions #{result['instructions']} bytes"
     result['runs'].each do |provider, runs|
       runs.each { |name, run| print_run(provider, name, run) }
       print_totals(provider, runs)
       print_goals(provider, runs)
     end
-    answers = result['runs'].values.flat_map(&:values).map { |run| run['answers'] }.uniq
-    puts "goal: the same answers, from the same passages, in every configuration: #{answers.size == 1 ? 'HOLDS' : 'FAILS'}"
-    answers.first.each_with_index { |answer, i| puts format('  %2d. %s', i + 1, answer) } if answers.size == 1
+    print_answers(result)
     puts
   end
 
   def print_run(provider, name, run)
-    puts "-- #{provider}, #{name}: per request (tokens = bytes / 4)"
-    puts format('%3s %9s %8s %7s %8s %8s %9s %6s %9s  %s', 'q', 'bytes', 'shared', 'read', 'written', 'uncached',
-                'price', 'hit', 'of shared', provider == 'anthropic' ? '(read 0.1x, write 1.25x)' : '(cached 0.5x)')
-    run['requests'].each do |request|
-      usage = request['usage']
-      puts format('%3d %9d %7.1f%% %7d %8d %8d %9.0f %5.1f%% %8.1f%%', request['question'], request['bytes'],
-                  percent(request['shared'], request['prompt']), usage['read'], usage['write'], usage['input'],
-                  self.class.price(usage, provider, 0.5), hit(request), of_shared(request))
-    end
+    multipliers = provider == 'anthropic' ? '(read 0.1x, write 1.25x)' : '(cached 0.5x)'
+    puts "-- #{provider}, #{name}: per request (tokens = bytes / 4) #{multipliers}"
+    puts row(REQUEST_COLUMNS.values, REQUEST_COLUMNS.keys)
+    run['requests'].each { |request| puts row(REQUEST_COLUMNS.values, request_cells(provider, request)) }
   end
 
-  # The share of a request's tokens read from the cache.
-  def hit(request)
-    percent(request['usage']['read'], self.class.tokens(request['usage']))
-  end
-
-  # The share of what the request shares with the previous one that was read from the cache.
-  def of_shared(request)
-    shared = ScriptedLLMServer::PromptCache.tokens(request['shared'])
-    shared.zero? ? 0.0 : [percent(request['usage']['read'], shared), 100.0].min
+  def request_cells(provider, request)
+    usage = request['usage']
+    [request['question'], request['bytes'], percent_text(percent(request['shared'], request['prompt'])),
+     usage['read'], usage['write'], usage['input'], self.class.price(usage, provider, 0.5).round,
+     percent_text(hit(request)), percent_text(of_shared(request))]
   end
 
   def print_totals(provider, runs)
     columns = provider == 'anthropic' ? ['priced'] : OPENAI.keys.map { |model| "priced #{model}" }
+    widths = [20, 10, 10] + ([14] * columns.size)
     puts "-- #{provider}: totals"
-    puts format("%-20s %10s %10s #{'%14s ' * columns.size}", 'configuration', 'bytes', 'tokens', *columns)
+    puts row(widths, ['configuration', 'bytes', 'tokens', *columns])
     runs.each do |name, run|
-      puts format("%-20s %10d %10d #{'%14.0f ' * columns.size}", name, bytes(run), run_tokens(run), *prices(provider, run))
+      puts row(widths, [name, bytes(run), run_tokens(run), *prices(provider, run).map(&:round)])
     end
   end
 
-  def print_goals(provider, runs)
-    best = prices(provider, runs['store + caching'])
-    BASELINES.each do |baseline|
-      if sizes(runs[baseline]) == sizes(runs['store + caching'])
-        puts "  #{provider}: #{baseline} sends what store + caching sends (its cache needs no asking)"
-        next
-      end
-      holds = best.zip(prices(provider, runs[baseline])).all? { |ours, theirs| ours < theirs }
-      puts "goal: #{provider}, store + caching priced below #{baseline}: #{holds ? 'HOLDS' : 'FAILS'} " \
-           "(#{prices_ratio(best, prices(provider, runs[baseline]))})"
+  def print_answers(result)
+    answers = result['runs'].values.flat_map(&:values).map { |run| run['answers'] }.uniq
+    puts "goal: the same answers, from the same passages, in every configuration: #{verdict(answers.size == 1)}"
+    answers.first.each_with_index { |answer, i| puts "  #{(i + 1).to_s.rjust(2)}. #{answer}" } if answers.size == 1
+  end
+
+  def print_versions
+    first, last = [@results.first, @results.last].map { |result| sizes_by_run(result) }
+    versions = @results.map { |result| result['ruby_llm'] }.join(' and ')
+    puts "the same bytes on #{versions}: #{first == last ? 'yes' : 'no'}"
+    first.each do |name, sizes|
+      puts "  #{name}: #{sizes.sum} against #{last[name].sum} bytes" unless sizes == last[name]
     end
-    lines = prices(provider, runs['lines + caching'])
-    quarter = lines.zip(prices(provider, runs['no store + caching'])).map { |ours, theirs| ours / theirs }
-    puts "goal: #{provider}, lines + caching at most a quarter of no store + caching: " \
-         "#{quarter.all? { |share| share <= 0.25 } ? 'HOLDS' : 'FAILS'} (#{quarter.map { |s| format('%.3f', s) }.join(', ')})"
-    puts "  lines + caching against store + caching: #{prices_ratio(lines, best)}"
-    print_question_one(runs)
-    ['store + caching', 'lines + caching'].each { |name| print_hits(provider, name, runs[name]) }
   end
 
-  def print_question_one(runs)
-    full = question_bytes(runs['store'], 1)
-    lines = question_bytes(runs['lines + caching'], 1)
-    puts "  question 1 sends #{full} bytes with a store, #{lines} with attachments: :lines " \
-         "(#{format('%.1f', percent(full - lines, full))}% less)"
+  def sizes_by_run(result)
+    result['runs'].flat_map { |provider, runs| runs.map { |name, run| ["#{provider}, #{name}", sizes(run)] } }.to_h
   end
 
-  # From question 2, the requests under the goal's hit share, and why.
-  def print_hits(provider, name, run)
-    later = run['requests'].select { |request| request['question'] >= 2 }
-    under = later.reject { |request| hit(request) >= HIT_GOAL }
-    reasons = under.group_by { |request| reason(provider, request) }
-    held = (reasons.keys - [:changed]).empty?
-    served = later.reject { |request| reason(provider, request) == :minimum }.map { |request| of_shared(request) }.min
-    puts "goal: #{provider}, #{name}, from question 2 at least #{HIT_GOAL.to_i}% of each request a cache hit " \
-         "except where a message changes: #{held ? 'HOLDS' : 'FAILS'} (#{later.size - under.size} of #{later.size} " \
-         "requests; of what a request shares with the one before, the cache served #{format('%.1f', served)}% " \
-         'or more, past the minimum)'
-    reasons.each { |why, requests| print_reason(why, requests) }
+  def row(widths, cells)
+    cells.zip(widths).each_with_index.map do |(cell, width), index|
+      index.zero? && width > 3 ? cell.to_s.ljust(width) : cell.to_s.rjust(width)
+    end.join(' ')
   end
 
-  def reason(provider, request)
-    minimum = provider == 'anthropic' ? ScriptedLLMServer::PromptCache::ANTHROPIC_MINIMUM : ScriptedLLMServer::PromptCache::OPENAI_MINIMUM
-    return :minimum if ScriptedLLMServer::PromptCache.tokens(request['previous']) < minimum
-    return :changed if request['shared'] < request['previous']
-
-    :new
-  end
-
-  def print_reason(why, requests)
-    questions = requests.map { |request| request['question'] }.uniq.join(', ')
-    case why
-    when :changed then puts "  #{requests.size} where the seed's rules changed a message (questions #{questions})"
-    when :minimum then puts "  #{requests.size} after a request under the 1,024-token minimum of a cached prompt (questions #{questions})"
-    else
-      requests.each do |request|
-        added = request['prompt'] - request['previous']
-        puts format('  question %d: %.1f%% hit, all it could: %d of its %d bytes (%.1f%%) are new in this request',
-                    request['question'], hit(request), added, request['prompt'], percent(added, request['prompt']))
-      end
+  def prices(provider, run)
+    multipliers = provider == 'anthropic' ? [nil] : OPENAI.values
+    multipliers.map do |multiplier|
+      run['requests'].sum { |request| self.class.price(request['usage'], provider, multiplier) }
     end
   end
 
@@ -148,39 +110,12 @@ class ConversationReport
     run['requests'].map { |request| request['bytes'] }
   end
 
-  def print_versions
-    bytes = @results.map { |result| result['runs'].transform_values { |runs| runs.transform_values { |run| run['requests'].map { |r| r['bytes'] } } } }
-    same = bytes.uniq.size == 1
-    puts "the same bytes on #{@results.map { |result| result['ruby_llm'] }.join(' and ')}: #{same ? 'yes' : 'no'}"
-    return if same
-
-    bytes.first.each do |provider, runs|
-      runs.each do |name, sizes|
-        other = bytes.last[provider][name]
-        puts "  #{provider}, #{name}: #{sizes.sum} against #{other.sum} bytes" unless sizes == other
-      end
-    end
-  end
-
-  def prices(provider, run)
-    multipliers = provider == 'anthropic' ? [nil] : OPENAI.values
-    multipliers.map { |multiplier| run['requests'].sum { |request| self.class.price(request['usage'], provider, multiplier) } }
-  end
-
-  def prices_ratio(ours, theirs)
-    ours.zip(theirs).map { |a, b| format('%.0f against %.0f (%.2fx)', a, b, a / b) }.join('; ')
-  end
-
   def bytes(run)
-    run['requests'].sum { |request| request['bytes'] }
+    sizes(run).sum
   end
 
   def run_tokens(run)
     run['requests'].sum { |request| self.class.tokens(request['usage']) }
-  end
-
-  def question_bytes(run, question)
-    run['requests'].select { |request| request['question'] == question }.sum { |request| request['bytes'] }
   end
 
   def percent(part, whole)

@@ -76,9 +76,7 @@ class ScriptedLLMServer
   end
   extend Replies
 
-  attr_reader :port
-
-  attr_reader :cache
+  attr_reader :port, :cache
 
   def initialize(request_timeout: 5)
     @request_timeout = request_timeout
@@ -176,42 +174,61 @@ class ScriptedLLMServer
     response.body = JSON.generate(payload)
   end
 
-  def answer(request, body, raw, number)
-    protocol = PATHS[request.path]
-    return failure(404, "no route for #{request.request_method} #{request.path}") unless protocol
-    return failure(405, "#{request.request_method} #{request.path}: only POST") unless request.request_method == 'POST'
-    return failure(400, 'request body is not a JSON object') unless body.is_a?(Hash)
-    return failure(400, 'streaming is not supported: call chat.ask without a block') if body['stream'] == true
+  # What a request is answered: a refusal, or the scripted reply rendered.
+  module Answering
+    private
 
-    reply = next_reply(protocol, body)
-    return failure(500, "the script ran out: no reply left for request ##{number} to #{request.path}") unless reply
-    return failure(reply.status, reply.text) if reply.kind == :error
+    def answer(request, body, raw, number)
+      protocol = PATHS[request.path]
+      refused = refusal(request, body, protocol)
+      return refused if refused
 
-    [200, render(protocol, reply, body, raw.bytesize)]
-  rescue PromptCache::Refused => e
-    failure(400, e.message)
+      reply = next_reply(protocol, body)
+      return failure(500, "the script ran out: no reply left for request ##{number} to #{request.path}") unless reply
+      return failure(reply.status, reply.text) if reply.kind == :error
+
+      [200, render(protocol, reply, body, raw.bytesize)]
+    rescue PromptCache::Refused => e
+      failure(400, e.message)
+    end
+
+    def refusal(request, body, protocol)
+      return failure(404, "no route for #{request.request_method} #{request.path}") unless protocol
+      unless request.request_method == 'POST'
+        return failure(405, "#{request.request_method} #{request.path}: only POST")
+      end
+      return failure(400, 'request body is not a JSON object') unless body.is_a?(Hash)
+
+      failure(400, 'streaming is not supported: call chat.ask without a block') if body['stream'] == true
+    end
+
+    def failure(status, message)
+      [status, { error: { message: "ScriptedLLMServer: #{message}", type: 'scripted_llm_server_error' } }]
+    end
   end
+  include Answering
 
-  # The head of the script; a turn is decided on the request and stays while it calls tools.
-  def next_reply(protocol, body)
-    reply = @mutex.synchronize { @script.first }
-    return reply && @mutex.synchronize { @script.shift } unless reply&.kind == :turn
+  # The head of the script: a turn is decided on the request, and stays while it calls tools.
+  module Turns
+    private
 
-    decided = ReplyBuilder.new.instance_exec(Seen.new(protocol, body), &reply.decide)
-    return error("a turn returned #{decided.inspect}, not a reply") unless decided.is_a?(Reply)
+    def next_reply(protocol, body)
+      reply = @mutex.synchronize { @script.first }
+      return reply && @mutex.synchronize { @script.shift } unless reply&.kind == :turn
 
-    @mutex.synchronize { @script.shift } unless decided.kind == :tool_calls
-    decided
+      decided = ReplyBuilder.new.instance_exec(Seen.new(protocol, body), &reply.decide)
+      return ScriptedLLMServer.error("a turn returned #{decided.inspect}, not a reply") unless decided.is_a?(Reply)
+
+      @mutex.synchronize { @script.shift } unless decided.kind == :tool_calls
+      decided
+    end
+
+    # Where a turn's block runs: the reply builders, and nothing of the server.
+    class ReplyBuilder
+      include Replies
+    end
   end
-
-  # Where a turn's block runs: the reply builders, and nothing of the server.
-  class ReplyBuilder
-    include Replies
-  end
-
-  def failure(status, message)
-    [status, { error: { message: "ScriptedLLMServer: #{message}", type: 'scripted_llm_server_error' } }]
-  end
+  include Turns
 
   def parse_json(raw)
     JSON.parse(raw)
@@ -280,7 +297,6 @@ class ScriptedLLMServer
   end
   include Rendering
   include AnthropicRendering
-  include Replies
 
   # RSpec helpers: include ScriptedLLMServer::Helpers in an example group.
   module Helpers
@@ -331,11 +347,15 @@ class ScriptedLLMServer
     # tool_result blocks in Anthropic's Messages API.
     def tool_outputs(body)
       items = body['messages'] || body['input']
-      items.filter_map do |item|
-        text_of(item['content']) if item['role'] == 'tool'
-      end + items.filter_map { |item| text_of(item['output']) if item['type'] == 'function_call_output' } +
-        items.flat_map { |item| Array(item['content']).grep(Hash) }
-             .filter_map { |block| text_of(block['content']) if block['type'] == 'tool_result' }
+      blocks = items.flat_map { |item| Array(item['content']).grep(Hash) }
+      items.filter_map { |item| tool_output(item) } +
+        blocks.filter_map { |block| text_of(block['content']) if block['type'] == 'tool_result' }
+    end
+
+    def tool_output(item)
+      return text_of(item['content']) if item['role'] == 'tool'
+
+      text_of(item['output']) if item['type'] == 'function_call_output'
     end
 
     # Every attachment part (image_url, input_image, file, input_file,

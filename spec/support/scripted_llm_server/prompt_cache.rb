@@ -29,7 +29,6 @@ class ScriptedLLMServer
     ANTHROPIC_BREAKPOINTS = 4
     OPENAI_MINIMUM = 1024
     OPENAI_STEP = 128
-    MARKERS = %w[cache_control prompt_cache_breakpoint].freeze
 
     # A refused request: the message Anthropic would send.
     class Refused < StandardError; end
@@ -48,8 +47,10 @@ class ScriptedLLMServer
     # an Anthropic Messages request body.
     def anthropic(body)
       blocks, breakpoints = anthropic_blocks(body)
-      raise Refused, "A maximum of #{ANTHROPIC_BREAKPOINTS} blocks with cache_control may be provided. " \
-                     "Found #{breakpoints.size}." if breakpoints.size > ANTHROPIC_BREAKPOINTS
+      if breakpoints.size > ANTHROPIC_BREAKPOINTS
+        raise Refused, "A maximum of #{ANTHROPIC_BREAKPOINTS} blocks with cache_control may be provided. " \
+                       "Found #{breakpoints.size}."
+      end
 
       ends, digests = boundaries(blocks)
       @mutex.synchronize { anthropic_usage(ends, digests, breakpoints) }
@@ -76,47 +77,24 @@ class ScriptedLLMServer
       low
     end
 
-    # The blocks of a request in the order the provider reads them, as JSON
-    # strings, and the indexes of those marked as Anthropic breakpoints.
+    # The blocks of an Anthropic request, as Blocks.anthropic gives them.
     def anthropic_blocks(body)
-      blocks = []
-      marked = []
-      add = lambda do |block, context|
-        marked << blocks.size if block.is_a?(Hash) && block.key?('cache_control')
-        blocks << JSON.generate([context, unmarked(block)])
-      end
-      Array(body['tools']).each { |tool| add.call(tool, 'tool') }
-      system = body['system']
-      (system.is_a?(String) ? [{ 'type' => 'text', 'text' => system }] : Array(system)).each { |b| add.call(b, 'system') }
-      Array(body['messages']).each do |message|
-        content = message['content']
-        content = [{ 'type' => 'text', 'text' => content }] if content.is_a?(String)
-        Array(content).each { |block| add.call(block, message['role']) }
-      end
-      marked << (blocks.size - 1) if body.key?('cache_control') && blocks.any?
-      [blocks, marked.uniq.sort]
+      Blocks.anthropic(body)
     end
 
     # The prompt of a Chat Completions or Responses request, block by block.
     def openai_blocks(body)
-      tools = Array(body['tools']).map { |tool| JSON.generate(['tool', unmarked(tool)]) }
-      instructions = body['instructions'] ? [JSON.generate(['instructions', body['instructions']])] : []
-      items = Array(body['messages'] || body['input']).map { |item| JSON.generate(['item', unmarked(item)]) }
-      tools + instructions + items
+      Blocks.openai(body)
     end
 
     private
 
     def anthropic_usage(ends, digests, breakpoints)
-      total = ends.last || 0
       read = breakpoints.map { |index| cached_end(ends, digests, index) }.max || 0
-      written = breakpoints.empty? ? read : [ends[breakpoints.last], read].max
-      if self.class.tokens(written) >= ANTHROPIC_MINIMUM
-        breakpoints.each { |index| @anthropic[digests[index]] = true if self.class.tokens(ends[index]) >= ANTHROPIC_MINIMUM }
-      else
-        written = read
-      end
-      usage(total, read, written)
+      cacheable = breakpoints.select { |index| self.class.tokens(ends[index]) >= ANTHROPIC_MINIMUM }
+      cacheable.each { |index| @anthropic[digests[index]] = true }
+      written = cacheable.empty? ? read : [ends[cacheable.last], read].max
+      usage(ends.last || 0, read, written)
     end
 
     def usage(total, read, written)
@@ -138,11 +116,13 @@ class ScriptedLLMServer
     def boundaries(blocks)
       total = 0
       digest = ''
-      blocks.map do |block|
-        total += block.bytesize
-        digest = Digest::SHA256.digest(digest + block)
-        [total, digest]
-      end.transpose.then { |pair| pair.empty? ? [[], []] : pair }
+      ends = []
+      digests = []
+      blocks.each do |block|
+        ends << (total += block.bytesize)
+        digests << (digest = Digest::SHA256.digest(digest + block))
+      end
+      [ends, digests]
     end
 
     def openai_cached(shared_tokens)
@@ -150,12 +130,55 @@ class ScriptedLLMServer
 
       OPENAI_MINIMUM + ((shared_tokens - OPENAI_MINIMUM) / OPENAI_STEP * OPENAI_STEP)
     end
+  end
 
-    def unmarked(value)
-      case value
-      when Hash then value.reject { |key, _| MARKERS.include?(key) }.transform_values { |item| unmarked(item) }
-      when Array then value.map { |item| unmarked(item) }
-      else value
+  class PromptCache
+    # A request cut into the blocks a provider's cache reads, in its order, each
+    # block as its JSON with the cache markers taken out.
+    module Blocks
+      MARKERS = %w[cache_control prompt_cache_breakpoint].freeze
+
+      module_function
+
+      # [blocks, indexes of the blocks marked as breakpoints] of an Anthropic
+      # request: tools, system, then each message's content blocks; a top-level
+      # cache_control marks the last block.
+      def anthropic(body)
+        blocks = []
+        marked = []
+        anthropic_parts(body).each do |context, block|
+          marked << blocks.size if block.is_a?(Hash) && block.key?('cache_control')
+          blocks << JSON.generate([context, unmarked(block)])
+        end
+        marked << (blocks.size - 1) if body.key?('cache_control') && blocks.any?
+        [blocks, marked.uniq.sort]
+      end
+
+      def anthropic_parts(body)
+        system = body['system']
+        system = [{ 'type' => 'text', 'text' => system }] if system.is_a?(String)
+        Array(body['tools']).map { |tool| ['tool', tool] } + Array(system).map { |block| ['system', block] } +
+          Array(body['messages']).flat_map do |message|
+            content = message['content']
+            content = [{ 'type' => 'text', 'text' => content }] if content.is_a?(String)
+            Array(content).map { |block| [message['role'], block] }
+          end
+      end
+
+      # The blocks of a Chat Completions or Responses request: tools, instructions, then each item.
+      def openai(body)
+        tools = Array(body['tools']).map { |tool| JSON.generate(['tool', unmarked(tool)]) }
+        instructions = body['instructions'] ? [JSON.generate(['instructions', body['instructions']])] : []
+        items = Array(body['messages'] || body['input']).map { |item| JSON.generate(['item', unmarked(item)]) }
+        tools + instructions + items
+      end
+
+      def unmarked(value)
+        case value
+        when Hash then value.except(*MARKERS).transform_values { |item| unmarked(item) }
+        when Array then value.map { |item| unmarked(item) }
+        else value
+        end
       end
     end
   end

@@ -32,12 +32,7 @@ class ScriptedLLMServer
     # [[name, arguments Hash], ...] the model called earlier in the conversation,
     # or (+since_question+) since the latest question.
     def calls(since_question: false)
-      (since_question ? items.drop(question_index + 1) : items).flat_map do |item|
-        Array(item['tool_calls']).map { |call| [call.dig('function', 'name'), parse(call.dig('function', 'arguments'))] } +
-          Array(item['content']).grep(Hash).select { |block| block['type'] == 'tool_use' }
-                                .map { |block| [block['name'], block['input'] || {}] } +
-          (item['type'] == 'function_call' ? [[item['name'], parse(item['arguments'])]] : [])
-      end
+      (since_question ? items.drop(question_index + 1) : items).flat_map { |item| calls_in(item) }
     end
 
     # Whether the model called +name+ with arguments including +arguments+, in
@@ -79,11 +74,8 @@ class ScriptedLLMServer
 
     # Every passage, each an Array of lines.
     def passages
-      documents + all_lines.chunk_while { |a, b| READ_LINE.match?(a) && READ_LINE.match?(b) }.flat_map do |run|
-        if READ_LINE.match?(run.first) then [run.map { |line| READ_LINE.match(line)[:text] }]
-        else run.filter_map { |line| (hit = SEARCH_HIT.match(line)) && [hit[:text]] }
-        end
-      end
+      runs = all_lines.chunk_while { |a, b| READ_LINE.match?(a) && READ_LINE.match?(b) }
+      documents + runs.flat_map { |run| passages_in(run) }
     end
 
     private
@@ -98,6 +90,22 @@ class ScriptedLLMServer
         item['role'] == 'user' &&
           !(item['content'].is_a?(Array) && item['content'].all? { |part| part['type'] == 'tool_result' })
       end || -1
+    end
+
+    # A run of read_file lines is one passage; each search hit is one of its own.
+    def passages_in(run)
+      return [run.map { |line| READ_LINE.match(line)[:text] }] if READ_LINE.match?(run.first)
+
+      run.filter_map { |line| (hit = SEARCH_HIT.match(line)) && [hit[:text]] }
+    end
+
+    # The calls in one item, as each protocol writes them.
+    def calls_in(item)
+      chat = Array(item['tool_calls']).map { |call| [call.dig('function', 'name'), parse(call.dig('function', 'arguments'))] }
+      anthropic = Array(item['content']).grep(Hash).select { |block| block['type'] == 'tool_use' }
+                                        .map { |block| [block['name'], block['input'] || {}] }
+      responses = item['type'] == 'function_call' ? [[item['name'], parse(item['arguments'])]] : []
+      chat + anthropic + responses
     end
 
     def parse(arguments)

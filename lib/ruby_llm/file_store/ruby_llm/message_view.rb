@@ -50,10 +50,16 @@ module RubyLLM
       def user_view(message, index, current:)
         return message if Seams.attachments(message).empty? || !Seams.text_content?(message)
 
-        full, lines = split(Seams.attachments(message)) { |attachment| current && @full && @chat.provider_takes?(attachment) }
+        full, lines = split(Seams.attachments(message)) { |attachment| in_full?(attachment, current) }
         # Sent in full now, a line from the next question on.
-        @changing << index if current && lines.size < Seams.attachments(message).size - unkept(message)
+        @changing << index if lines.size < Seams.attachments(message).size - unkept(message)
         lines.empty? ? message : rebuild(message, [text(message), *lines], full)
+      end
+
+      # Whether the store's copy of +attachment+ goes in full: only the latest
+      # question's, unless attachments: :lines, and only what the provider takes.
+      def in_full?(attachment, current)
+        current && @full && @chat.provider_takes?(attachment)
       end
 
       def tool_view(message, index, call, answered:)

@@ -45,15 +45,16 @@ RSpec.describe 'A chat with files and the provider prompt cache', :ruby_llm do
 
   # Four questions: the report attached (answered from it), a passage found with
   # search_files and read_file, the letter attached, and a plain question.
-  QUESTIONS = [
+  conversation = [
     { ask: 'What does the attached report say about the travel budget?', with: :report,
       pattern: 'Travel budget, see', after: 1 },
     { ask: 'What does chapter 12 say about hiring?', pattern: 'Hiring plan, see', after: 1 },
     { ask: "Here is the auditor's letter: what does it conclude?", with: :letter, pattern: 'Conclusion, see', after: 1 },
     { ask: 'Draft a one-line summary' }
   ].freeze
+  let(:questions) { conversation }
 
-  def converse(chat, questions = QUESTIONS)
+  def converse(chat, questions = self.questions)
     server.script(*questions.each_with_index.map { |question, index| ConversationFixtures.turn(index + 1, question) })
     questions.map { |question| chat.ask(question[:ask], with: question[:with] && documents[question[:with]]).content }
   end
@@ -129,8 +130,8 @@ RSpec.describe 'A chat with files and the provider prompt cache', :ruby_llm do
       other = ScriptedLLMServer.start
       begin
         twin = with_caching(chat_on(other, :anthropic).with_file_store)
-        other.script(*QUESTIONS.each_with_index.map { |question, index| ConversationFixtures.turn(index + 1, question) })
-        QUESTIONS.each { |question| twin.ask(question[:ask], with: question[:with] && documents[question[:with]]) }
+        other.script(*questions.each_with_index.map { |question, index| ConversationFixtures.turn(index + 1, question) })
+        questions.each { |question| twin.ask(question[:ask], with: question[:with] && documents[question[:with]]) }
         expect(other.requests.map { |request| request[:bytes] }).to eq(server.requests.map { |request| request[:bytes] })
         expect(other.request_bodies).to eq(server.request_bodies)
       ensure
@@ -173,7 +174,7 @@ RSpec.describe 'A chat with files and the provider prompt cache', :ruby_llm do
     end
 
     it 'leaves the chat asking for the cache as it did, and the messages unmarked' do
-      converse(chat, QUESTIONS.first(2))
+      converse(chat, questions.first(2))
       if chat.respond_to?(:with_caching)
         expect(chat.caching).to eq({})
         expect(chat.messages.map(&:cache_until_here?)).to all(be(false))
@@ -185,7 +186,7 @@ RSpec.describe 'A chat with files and the provider prompt cache', :ruby_llm do
 
     it 'caches the whole request without a store, where ruby_llm puts the breakpoint' do
       plain = with_caching(chat_on(server, :anthropic))
-      converse(plain, QUESTIONS.first(2))
+      converse(plain, questions.first(2))
       first, second = server.requests
       expect(first[:body]).to have_key('cache_control')
       expect(first[:usage][:cache_creation_input_tokens]).to be > cache.tokens(File.size(documents[:report]))
@@ -252,7 +253,7 @@ RSpec.describe 'A chat with files and the provider prompt cache', :ruby_llm do
       server.script(ScriptedLLMServer.text('ok'))
       chat.ask('Read it when you need it', with: documents[:letter])
       expect(attachments_in(server.request_bodies.first)).to be_empty
-      expect(JSON.generate(server.request_bodies.first)).to include("auditor-letter.pdf (application/pdf, ")
+      expect(JSON.generate(server.request_bodies.first)).to include('auditor-letter.pdf (application/pdf, ')
     end
 
     it 'refuses another mode, naming it' do
