@@ -74,17 +74,21 @@ class Conversation
 
   private
 
-  def chat_for(provider)
+  def ask(chat, question)
+    chat.ask(question[:ask], with: question[:with] && @documents[question[:with]]).content
+  end
+
+  # A chat on the server with the sales tool, the instructions asked for, and a
+  # store whose attachments go as +attachments+ says (none when false).
+  def chat_for(provider, attachments)
     context = RubyLLM.context do |config|
       @server.point(config)
       config.file_converters['application/pdf'] = RubyLLM.file_store.converter.pdf
     end
-    if provider == :anthropic
-      return context.chat(model: ScriptedLLMServer::ANTHROPIC_MODEL, provider: :anthropic,
-                          assume_model_exists: true)
-    end
-
-    context.chat(model: ScriptedLLMServer::MODEL, provider: :openai, assume_model_exists: true)
+    model = provider == :anthropic ? ScriptedLLMServer::ANTHROPIC_MODEL : ScriptedLLMServer::MODEL
+    chat = context.chat(model:, provider:, assume_model_exists: true).with_tools(ConversationFixtures::SalesReport)
+    chat.with_instructions(ConversationFixtures.instructions(ENV['INSTRUCTIONS'].to_i)) if ENV['INSTRUCTIONS']
+    attachments ? chat.with_file_store(RubyLLM.file_store.memory, attachments:) : chat
   end
 
   # Caching as each ruby_llm turns it on: with_caching on main; on 1.16.0,

@@ -54,12 +54,23 @@ module ConversationGoals
     later = run['requests'].select { |request| request['question'] >= 2 }
     under = later.reject { |request| hit(request) >= HIT_GOAL }
     reasons = under.group_by { |request| reason(provider, request) }
-    served = later.reject { |request| reason(provider, request) == :minimum }.map { |request| of_shared(request) }.min
     puts "goal: #{provider}, #{name}, from question 2 at least #{HIT_GOAL.to_i}% of each request a cache hit " \
          "except where a message changes: #{verdict((reasons.keys - [:changed]).empty?)} " \
-         "(#{later.size - under.size} of #{later.size} requests; of what a request shares with the one before, " \
-         "the cache served #{format('%.1f', served)}% or more, past the minimum)"
+         "(#{later.size - under.size} of #{later.size} requests)"
     reasons.each { |why, requests| print_reason(why, requests) }
+    print_served(later)
+  end
+
+  # How much of what each request shares with the one before the cache served.
+  def print_served(requests)
+    short = requests.reject { |request| of_shared(request) >= 90 }
+    line = '  of what a request shares with the one before, the cache served 90% or more in ' \
+           "#{requests.size - short.size} of #{requests.size}"
+    questions = short.map { |request| request['question'] }.uniq.join(', ')
+    if short.any?
+      line += "; the rest (questions #{questions}) follow a request whose cacheable prefix was under 1,024 tokens"
+    end
+    puts line
   end
 
   def reason(provider, request)
