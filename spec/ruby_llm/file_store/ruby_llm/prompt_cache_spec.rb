@@ -184,6 +184,17 @@ RSpec.describe 'A chat with files and the provider prompt cache', :ruby_llm do
       end
     end
 
+    if defined?(RubyLLM::Chat) && RubyLLM::Chat.method_defined?(:cache_until_here!)
+      it "keeps the chat's own cache_until_here! marks beside its own" do
+        chat.cache_until_here! # the instructions
+        converse(chat, questions.first(2))
+        marks = server.request_bodies.map { |body| anthropic_blocks(body).last }
+        system = Array(server.request_bodies.first['tools']).size
+        expect(marks.first).to eq([system])
+        expect(marks.drop(1)).to all(satisfy { |marked| marked.size == 2 && marked.first == system })
+      end
+    end
+
     it 'caches the whole request without a store, where ruby_llm puts the breakpoint' do
       plain = with_caching(chat_on(server, :anthropic))
       converse(plain, questions.first(2))
