@@ -46,8 +46,9 @@ require_relative '../spec/support/scripted_llm_server'
 require_relative 'support/conversation_fixtures'
 require_relative 'support/conversation_report'
 
-# Runs the conversation against the server in one configuration and returns what
-# each request sent and what its answer reported.
+# Runs the conversation in one configuration, against a server of its own (its
+# cache and its tool call ids start afresh), and returns what each request sent
+# and what its answer reported.
 class Conversation
   CONFIGURATIONS = {
     'no store' => {}, 'no store + caching' => { caching: true },
@@ -56,23 +57,26 @@ class Conversation
   }.freeze
   PROVIDERS = %i[anthropic openai].freeze
 
-  def initialize(server, documents)
-    @server = server
+  def initialize(documents)
     @documents = documents
   end
 
   def run(provider, store: false, caching: false, attachments: :full)
-    @server.clear_cache
-    first = @server.requests.size
-    chat = chat_for(provider, store && attachments)
-    cache(chat, provider) if caching
-    @server.script(*ConversationFixtures::QUESTIONS.each_with_index.map { |q, i| ConversationFixtures.turn(i + 1, q) })
-    answers = ConversationFixtures::QUESTIONS.map { |question| [chat.messages.size, ask(chat, question)] }
-    { 'requests' => requests(@server.requests[first..], chat, answers.map(&:first)),
-      'answers' => answers.map(&:last) }
+    @server = ScriptedLLMServer.start
+    converse(provider, store && attachments, caching)
+  ensure
+    @server.stop
   end
 
   private
+
+  def converse(provider, attachments, caching)
+    chat = chat_for(provider, attachments)
+    cache(chat, provider) if caching
+    @server.script(*ConversationFixtures::QUESTIONS.each_with_index.map { |q, i| ConversationFixtures.turn(i + 1, q) })
+    answers = ConversationFixtures::QUESTIONS.map { |question| [chat.messages.size, ask(chat, question)] }
+    { 'requests' => requests(@server.requests, chat, answers.map(&:first)), 'answers' => answers.map(&:last) }
+  end
 
   def ask(chat, question)
     chat.ask(question[:ask], with: question[:with] && @documents[question[:with]]).content
@@ -141,12 +145,10 @@ end
 
 Dir.mktmpdir('conversation_bench') do |dir|
   documents = ConversationFixtures.documents(dir)
-  server = ScriptedLLMServer.start
-  conversation = Conversation.new(server, documents)
+  conversation = Conversation.new(documents)
   runs = Conversation::PROVIDERS.to_h do |provider|
     [provider, Conversation::CONFIGURATIONS.transform_values { |options| conversation.run(provider, **options) }]
   end
-  server.stop
   set = File.basename(ENV.fetch('RUBY_LLM_PATH').split(':').first)
   result = { 'instructions' => ENV['INSTRUCTIONS'].to_i, 'ruby_llm' => "#{RubyLLM::VERSION} (#{set})",
              'documents' => documents.transform_values { |path| File.size(path) }, 'runs' => runs }

@@ -135,12 +135,6 @@ class ScriptedLLMServer
     @mutex.synchronize { @script.size }
   end
 
-  # Forgets every cached prefix, as a new conversation elsewhere would see it.
-  def clear_cache
-    @cache = PromptCache.new
-    self
-  end
-
   # [{ path:, body: parsed JSON Hash, bytes: raw body size, usage: the usage answered }, ...]
   # in arrival order.
   def requests
