@@ -3,11 +3,18 @@
 require 'json'
 require 'logger'
 require 'webrick'
+require_relative 'scripted_llm_server/prompt_cache'
+require_relative 'scripted_llm_server/seen'
+require_relative 'scripted_llm_server/anthropic'
 
-# A scripted OpenAI-compatible server on 127.0.0.1 for specs that drive a real
-# RubyLLM::Chat. It answers POST /v1/chat/completions (Chat Completions) and
-# POST /v1/responses (Responses API) with non-streaming JSON, taking the replies
-# in order from a script shared by both protocols, and records every request.
+# A scripted OpenAI- and Anthropic-compatible server on 127.0.0.1 for specs that
+# drive a real RubyLLM::Chat. It answers POST /v1/chat/completions (Chat
+# Completions), POST /v1/responses (Responses API) and POST /v1/messages
+# (Anthropic's Messages API) with non-streaming JSON, taking the replies in order
+# from a script shared by all protocols, and records every request. Each answer's
+# usage is what the provider's prompt cache would report for that request
+# (PromptCache): OpenAI's cached_tokens, Anthropic's cache_read_input_tokens and
+# cache_creation_input_tokens.
 #
 #   server = ScriptedLLMServer.start
 #   server.script(ScriptedLLMServer.tool_call('search_files', { pattern: 'x' }),
@@ -17,15 +24,23 @@ require 'webrick'
 #   server.request_bodies # => [{ 'model' => ..., 'input' => [...] }, ...]
 #   server.stop
 #
+# A scripted turn decides from what the request shows (Seen): it stays at the
+# head of the script while it calls tools and is used up by its text answer.
+#
+#   server.script(ScriptedLLMServer.turn { |seen| seen.called?('list_files') ? text('ok') : tool_call('list_files') })
+#
 # A request past the end of the script, a streaming request or an unknown path
 # gets an error status and an {"error":{"message":...}} body, so RubyLLM raises.
 class ScriptedLLMServer
-  # One scripted answer: :text (text), :tool_calls (calls: [[name, args], ...])
-  # or :error (text is the message, status the HTTP status).
-  Reply = Struct.new(:kind, :text, :calls, :status, keyword_init: true)
+  # One scripted answer: :text (text), :tool_calls (calls: [[name, args], ...]),
+  # :error (text is the message, status the HTTP status) or :turn (decide, a
+  # block taking a Seen and returning one of the others).
+  Reply = Struct.new(:kind, :text, :calls, :status, :decide, keyword_init: true)
 
   MODEL = 'gpt-4.1-mini'
-  PATHS = { '/v1/chat/completions' => :chat_completions, '/v1/responses' => :responses, '/v1/ocr' => :ocr }.freeze
+  ANTHROPIC_MODEL = 'claude-sonnet-4-5'
+  PATHS = { '/v1/chat/completions' => :chat_completions, '/v1/responses' => :responses, '/v1/ocr' => :ocr,
+            '/v1/messages' => :anthropic }.freeze
 
   def self.start(**options)
     new(**options).start
@@ -50,10 +65,18 @@ class ScriptedLLMServer
     def error(message, status: 500)
       Reply.new(kind: :error, text: message, status:)
     end
+
+    # A turn that answers each request with what +decide+ returns for it (a Seen);
+    # the block runs with these reply builders in scope.
+    def turn(&decide)
+      raise ArgumentError, 'turn needs a block' unless decide
+
+      Reply.new(kind: :turn, decide:)
+    end
   end
   extend Replies
 
-  attr_reader :port
+  attr_reader :port, :cache
 
   def initialize(request_timeout: 5)
     @request_timeout = request_timeout
@@ -61,6 +84,7 @@ class ScriptedLLMServer
     @script = []
     @requests = []
     @ids = Hash.new(0)
+    @cache = PromptCache.new
   end
 
   def start
@@ -91,6 +115,8 @@ class ScriptedLLMServer
   def point(config)
     config.openai_api_key = 'test'
     config.openai_api_base = base_url
+    config.anthropic_api_key = 'test'
+    config.anthropic_api_base = "http://127.0.0.1:#{port}"
     config.max_retries = 0
     config.request_timeout = 10
   end
@@ -109,7 +135,8 @@ class ScriptedLLMServer
     @mutex.synchronize { @script.size }
   end
 
-  # [{ path:, body: parsed JSON Hash, bytes: raw body size }, ...] in arrival order.
+  # [{ path:, body: parsed JSON Hash, bytes: raw body size, usage: the usage answered }, ...]
+  # in arrival order.
   def requests
     @mutex.synchronize { @requests.map(&:dup) }
   end
@@ -135,28 +162,67 @@ class ScriptedLLMServer
     body = parse_json(raw)
     number = @mutex.synchronize { @requests.push({ path: request.path, body:, bytes: raw.bytesize }).size }
     status, payload = answer(request, body, raw, number)
+    @mutex.synchronize { @requests[number - 1][:usage] = payload[:usage] }
     response.status = status
     response['Content-Type'] = 'application/json'
     response.body = JSON.generate(payload)
   end
 
-  def answer(request, body, raw, number)
-    protocol = PATHS[request.path]
-    return failure(404, "no route for #{request.request_method} #{request.path}") unless protocol
-    return failure(405, "#{request.request_method} #{request.path}: only POST") unless request.request_method == 'POST'
-    return failure(400, 'request body is not a JSON object') unless body.is_a?(Hash)
-    return failure(400, 'streaming is not supported: call chat.ask without a block') if body['stream'] == true
+  # What a request is answered: a refusal, or the scripted reply rendered.
+  module Answering
+    private
 
-    reply = @mutex.synchronize { @script.shift }
-    return failure(500, "the script ran out: no reply left for request ##{number} to #{request.path}") unless reply
-    return failure(reply.status, reply.text) if reply.kind == :error
+    def answer(request, body, raw, number)
+      protocol = PATHS[request.path]
+      refused = refusal(request, body, protocol)
+      return refused if refused
 
-    [200, render(protocol, reply, raw.bytesize)]
+      reply = next_reply(protocol, body)
+      return failure(500, "the script ran out: no reply left for request ##{number} to #{request.path}") unless reply
+      return failure(reply.status, reply.text) if reply.kind == :error
+
+      [200, render(protocol, reply, body, raw.bytesize)]
+    rescue PromptCache::Refused => e
+      failure(400, e.message)
+    end
+
+    def refusal(request, body, protocol)
+      return failure(404, "no route for #{request.request_method} #{request.path}") unless protocol
+      unless request.request_method == 'POST'
+        return failure(405, "#{request.request_method} #{request.path}: only POST")
+      end
+      return failure(400, 'request body is not a JSON object') unless body.is_a?(Hash)
+
+      failure(400, 'streaming is not supported: call chat.ask without a block') if body['stream'] == true
+    end
+
+    def failure(status, message)
+      [status, { error: { message: "ScriptedLLMServer: #{message}", type: 'scripted_llm_server_error' } }]
+    end
   end
+  include Answering
 
-  def failure(status, message)
-    [status, { error: { message: "ScriptedLLMServer: #{message}", type: 'scripted_llm_server_error' } }]
+  # The head of the script: a turn is decided on the request, and stays while it calls tools.
+  module Turns
+    private
+
+    def next_reply(protocol, body)
+      reply = @mutex.synchronize { @script.first }
+      return reply && @mutex.synchronize { @script.shift } unless reply&.kind == :turn
+
+      decided = ReplyBuilder.new.instance_exec(Seen.new(protocol, body), &reply.decide)
+      return ScriptedLLMServer.error("a turn returned #{decided.inspect}, not a reply") unless decided.is_a?(Reply)
+
+      @mutex.synchronize { @script.shift } unless decided.kind == :tool_calls
+      decided
+    end
+
+    # Where a turn's block runs: the reply builders, and nothing of the server.
+    class ReplyBuilder
+      include Replies
+    end
   end
+  include Turns
 
   def parse_json(raw)
     JSON.parse(raw)
@@ -173,26 +239,27 @@ class ScriptedLLMServer
   module Rendering
     private
 
-    def render(protocol, reply, request_bytes)
-      input_tokens = [request_bytes / 4, 1].max
+    def render(protocol, reply, body, request_bytes)
       output_tokens = [(reply.text || JSON.generate(reply.calls)).size / 4, 1].max
       case protocol
-      when :chat_completions then chat_completion(reply, input_tokens, output_tokens)
+      when :chat_completions then chat_completion(reply, @cache.openai(body), output_tokens)
+      when :anthropic then anthropic_message(reply, @cache.anthropic(body), output_tokens)
       when :ocr
         { model: 'mistral-ocr-latest', pages: [{ index: 0, markdown: reply.text, images: [] }],
           usage_info: { pages_processed: 1, doc_size_bytes: request_bytes } }
-      else response_object(reply, input_tokens, output_tokens)
+      else response_object(reply, @cache.openai(body), output_tokens)
       end
     end
 
-    def chat_completion(reply, input_tokens, output_tokens)
+    def chat_completion(reply, prompt, output_tokens)
       message = { role: 'assistant', content: reply.text }
       message[:tool_calls] = reply.calls.map { |name, args| chat_tool_call(name, args) } if reply.kind == :tool_calls
       {
         id: "chatcmpl-#{next_id}", object: 'chat.completion', created: Time.now.to_i, model: MODEL,
         choices: [{ index: 0, message:, finish_reason: reply.kind == :tool_calls ? 'tool_calls' : 'stop' }],
-        usage: { prompt_tokens: input_tokens, completion_tokens: output_tokens,
-                 total_tokens: input_tokens + output_tokens }
+        usage: { prompt_tokens: prompt[:prompt_tokens], completion_tokens: output_tokens,
+                 total_tokens: prompt[:prompt_tokens] + output_tokens,
+                 prompt_tokens_details: { cached_tokens: prompt[:cached_tokens] } }
       }
     end
 
@@ -200,12 +267,14 @@ class ScriptedLLMServer
       { id: "call_#{next_id(:call)}", type: 'function', function: { name:, arguments: JSON.generate(arguments) } }
     end
 
-    def response_object(reply, input_tokens, output_tokens)
+    def response_object(reply, prompt, output_tokens)
       output = reply.calls&.map { |name, args| function_call(name, args) } || [output_message(reply)]
+      input_tokens = prompt[:prompt_tokens]
       {
         id: "resp_#{next_id}", object: 'response', created_at: Time.now.to_i, status: 'completed', model: MODEL,
         output:,
-        usage: { input_tokens:, output_tokens:, total_tokens: input_tokens + output_tokens }
+        usage: { input_tokens:, output_tokens:, total_tokens: input_tokens + output_tokens,
+                 input_tokens_details: { cached_tokens: prompt[:cached_tokens] } }
       }
     end
 
@@ -221,10 +290,11 @@ class ScriptedLLMServer
     end
   end
   include Rendering
+  include AnthropicRendering
 
   # RSpec helpers: include ScriptedLLMServer::Helpers in an example group.
   module Helpers
-    ATTACHMENT_TYPES = %w[image_url input_image file input_file input_audio].freeze
+    ATTACHMENT_TYPES = %w[image_url input_image file input_file input_audio document image].freeze
     TEXT_TYPES = %w[text input_text output_text].freeze
 
     # The protocols the loaded ruby_llm speaks to OpenAI: main chooses between
@@ -238,11 +308,17 @@ class ScriptedLLMServer
 
     # A real RubyLLM::Chat talking to server, configured in its own
     # RubyLLM.context (the global configuration is untouched), no retries.
-    def scripted_chat(server, protocol: :chat_completions, model: ScriptedLLMServer::MODEL)
+    # provider: :anthropic speaks Anthropic's Messages API instead.
+    def scripted_chat(server, protocol: :chat_completions, model: nil, provider: :openai)
+      if provider == :anthropic
+        return scripted_context(server).chat(model: model || ScriptedLLMServer::ANTHROPIC_MODEL, provider: :anthropic,
+                                             assume_model_exists: true)
+      end
       raise ArgumentError, "this ruby_llm has no #{protocol} protocol" unless Helpers.protocols.include?(protocol)
 
       options = Helpers.protocols.size > 1 ? { protocol: } : {}
-      scripted_context(server).chat(model:, provider: :openai, assume_model_exists: true, **options)
+      scripted_context(server).chat(model: model || ScriptedLLMServer::MODEL, provider: :openai,
+                                    assume_model_exists: true, **options)
     end
 
     def scripted_context(server)
@@ -261,12 +337,19 @@ class ScriptedLLMServer
     end
 
     # What the tools returned, as a recorded request carries it: tool messages in
-    # Chat Completions, function_call_output items in the Responses API.
+    # Chat Completions, function_call_output items in the Responses API,
+    # tool_result blocks in Anthropic's Messages API.
     def tool_outputs(body)
       items = body['messages'] || body['input']
-      items.filter_map do |item|
-        text_of(item['content']) if item['role'] == 'tool'
-      end + items.filter_map { |item| text_of(item['output']) if item['type'] == 'function_call_output' }
+      blocks = items.flat_map { |item| Array(item['content']).grep(Hash) }
+      items.filter_map { |item| tool_output(item) } +
+        blocks.filter_map { |block| text_of(block['content']) if block['type'] == 'tool_result' }
+    end
+
+    def tool_output(item)
+      return text_of(item['content']) if item['role'] == 'tool'
+
+      text_of(item['output']) if item['type'] == 'function_call_output'
     end
 
     # Every attachment part (image_url, input_image, file, input_file,

@@ -36,8 +36,8 @@ RSpec.describe ScriptedLLMServer, :ruby_llm do
     response = Net::HTTP.post(uri, JSON.generate(model: 'm', messages: []), 'Content-Type' => 'application/json')
     expect(response.code).to eq('200')
     expect(JSON.parse(response.body).dig('choices', 0, 'message', 'content')).to eq('raw')
-    expect(server.requests).to eq([{ path: '/v1/chat/completions', body: { 'model' => 'm', 'messages' => [] },
-                                     bytes: 27 }])
+    expect(server.requests.map { |request| request.except(:usage) })
+      .to eq([{ path: '/v1/chat/completions', body: { 'model' => 'm', 'messages' => [] }, bytes: 27 }])
   end
 
   it 'accepts only scripted replies' do
@@ -134,6 +134,50 @@ RSpec.describe ScriptedLLMServer, :ruby_llm do
         expect { chat.ask('hi') { |_chunk| nil } }.to raise_error(RubyLLM::Error, /streaming is not supported/)
         expect(server.pending_replies).to eq(1)
       end
+    end
+  end
+
+  context "with Anthropic's Messages API" do
+    let(:chat) { scripted_chat(server, provider: :anthropic) }
+
+    it 'answers a question and round-trips a tool call as tool_use and tool_result blocks' do
+      found = define_search_files_tool
+      server.script(described_class.tool_call('search_files', { pattern: 'termination' }),
+                    described_class.text('Three files.'))
+      reply = chat.with_tools(SearchFiles).ask('which files mention termination?')
+
+      expect(reply.content).to eq('Three files.')
+      expect(found).to eq(['termination'])
+      expect(server.requests.map { |request| request[:path] }).to eq(%w[/v1/messages /v1/messages])
+      first, second = server.request_bodies
+      expect(first['model']).to start_with(ScriptedLLMServer::ANTHROPIC_MODEL)
+      expect(first['tools'].map { |tool| tool['name'] }).to eq(['search_files'])
+      expect(second['messages'][1]['content'].first).to include('type' => 'tool_use', 'name' => 'search_files')
+      expect(tool_outputs(second)).to eq(['3 files mention termination'])
+      expect(server.requests.last[:usage]).to include(:input_tokens, :cache_read_input_tokens,
+                                                      :cache_creation_input_tokens)
+    end
+  end
+
+  context 'with a scripted turn' do
+    let(:chat) { scripted_chat(server) }
+
+    it 'decides each request from what it shows, and is used up by its text answer' do
+      define_search_files_tool
+      server.script(described_class.turn do |seen|
+        output = seen.last_tool_output
+        next text("found: #{output}") if output
+
+        seen.tool?('search_files') ? tool_call('search_files', { pattern: 'x' }) : text('no tools')
+      end, described_class.text('next'))
+      expect(chat.with_tools(SearchFiles).ask('find x').content).to eq('found: 3 files mention x')
+      expect(server.pending_replies).to eq(1)
+      expect(chat.ask('and then?').content).to eq('next')
+    end
+
+    it 'answers an error when the turn returns no reply' do
+      server.script(described_class.turn { |_seen| 'not a reply' })
+      expect { chat.ask('hi') }.to raise_error(RubyLLM::Error, /a turn returned "not a reply", not a reply/)
     end
   end
 

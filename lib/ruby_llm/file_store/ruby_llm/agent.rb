@@ -20,16 +20,17 @@ module RubyLLM
       private_constant :NOT_GIVEN, :REMOVED
 
       # Declares the store of each chat; nil removes a parent agent's. +owner:+, a
-      # value or a lambda, is passed on for stores that keep files per person.
+      # value or a lambda, is passed on for stores that keep files per person;
+      # +attachments:+ (:full or :lines) as with_file_store takes it.
       # Without arguments, returns the declaration.
-      def file_store(store = NOT_GIVEN, spill_to_file: NOT_GIVEN, owner: nil)
+      def file_store(store = NOT_GIVEN, spill_to_file: NOT_GIVEN, owner: nil, attachments: NOT_GIVEN)
         Seams.check!
-        if store.equal?(NOT_GIVEN) && spill_to_file.equal?(NOT_GIVEN) && owner.nil?
+        if [store, spill_to_file, attachments].all? { |given| given.equal?(NOT_GIVEN) } && owner.nil?
           declaration = file_store_declaration
           return declaration.equal?(REMOVED) ? nil : declaration
         end
 
-        @file_store_declaration = store.nil? ? REMOVED : { store:, spill_to_file:, owner: }
+        @file_store_declaration = store.nil? ? REMOVED : { store:, spill_to_file:, owner:, attachments: }
       end
 
       def apply_configuration(chat, input_values:, persist_instructions:) # :nodoc:
@@ -53,7 +54,9 @@ module RubyLLM
         arguments = []
         arguments << evaluate(declaration[:store], runtime) unless declaration[:store].equal?(NOT_GIVEN)
         options = {}
-        options[:spill_to_file] = declaration[:spill_to_file] unless declaration[:spill_to_file].equal?(NOT_GIVEN)
+        %i[spill_to_file attachments].each do |option|
+          options[option] = declaration[option] unless declaration.fetch(option, NOT_GIVEN).equal?(NOT_GIVEN)
+        end
         options[:owner] = evaluate(declaration[:owner], runtime) if declaration[:owner]
         chat.with_file_store(*arguments, **options)
       end

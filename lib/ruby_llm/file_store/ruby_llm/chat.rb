@@ -24,13 +24,21 @@ module RubyLLM
       # +owner+ is for chats that are records (acts_as_chat), whose own Active Storage
       # store keeps files per person; a plain chat raises ArgumentError with one, as
       # it has no record to keep them with. nil is no owner.
-      def with_file_store(store = NOT_GIVEN, spill_to_file: 10_000, owner: nil)
+      #
+      # +attachments+ is :full (the latest question's attachments are sent in full,
+      # then as their lines) or :lines (never in full: the model reads what it
+      # needs with read_file and search_files, from the first question on).
+      #
+      #   chat.with_file_store(attachments: :lines)
+      def with_file_store(store = NOT_GIVEN, spill_to_file: 10_000, owner: nil, attachments: :full)
         Seams.check!
         refuse_owner(owner) if owner
+        mode = check_attachments(attachments)
         store = default_file_store if store.equal?(NOT_GIVEN)
         detach_file_store
         return self if store.nil?
 
+        @file_store_attachments = mode
         attach_file_store(coerce_file_store(store), check_spill_limit(spill_to_file))
         self
       end
@@ -65,7 +73,8 @@ module RubyLLM
 
       # The messages as the request sends them (Seams::Chat calls it).
       def file_store_view(list)
-        MessageView.new(keeper: @file_store_keeper, chat: self).call(list)
+        MessageView.new(keeper: @file_store_keeper, chat: self, attachments: @file_store_attachments || :full,
+                        cache_control: file_store_cache_control).call(list)
       end
 
       # What the model gets for +content+, the result of +tool_call+: itself, or its
@@ -89,6 +98,12 @@ module RubyLLM
         return store if store.is_a?(FileStore)
 
         raise ArgumentError, "with_file_store takes a RubyLLM::FileStore, a folder's path or nil, not #{store.inspect}"
+      end
+
+      def check_attachments(mode)
+        return mode if MessageView::MODES.include?(mode)
+
+        raise ArgumentError, "attachments takes :full or :lines, not #{mode.inspect}"
       end
 
       def check_spill_limit(limit)

@@ -37,6 +37,16 @@ module RubyLLM
         message.with_attachments(attachments).tap { |copy| copy.instance_variable_set(:@content, content) }
       end
 
+      def cache_marked?(message)
+        message.cache_until_here?
+      end
+
+      # A copy of +message+ marked as a prompt cache breakpoint (with_caching's
+      # options say how long the provider keeps it).
+      def mark_cache(message, _control)
+        message.dup.tap(&:cache_until_here!)
+      end
+
       # Chat's side: the request's view of the messages, and tool results spilled.
       module Chat
         private
@@ -44,7 +54,28 @@ module RubyLLM
         def preprocessed_messages(list = messages)
           return super unless file_store
 
-          super(file_store_view(list))
+          view = file_store_view(list)
+          # Nothing the next request sends the same: with no breakpoint, with_caching
+          # would cache the whole request on Anthropic (its automatic breakpoint at
+          # the end) and pay the write premium for what the next request replaces.
+          # provider_completion reads @caching after this, and puts it back.
+          @caching = nil if @file_store_completing && file_store_cache_control && view.none?(&:cache_until_here?)
+          super(view)
+        end
+
+        def provider_completion(...)
+          @file_store_completing = true
+          caching = @caching
+          super
+        ensure
+          @file_store_completing = false
+          @caching = caching
+        end
+
+        # What with_caching asks of the provider, when the store places the
+        # breakpoints: on Anthropic, where only marked prefixes are cached.
+        def file_store_cache_control
+          @caching if @caching && @provider.is_a?(RubyLLM::Providers::Anthropic)
         end
 
         def add_tool_result_message(tool_call, result)

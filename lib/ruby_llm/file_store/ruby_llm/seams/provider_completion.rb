@@ -53,6 +53,30 @@ module RubyLLM
         end
       end
 
+      def cache_marked?(message)
+        content = message.content
+        content.is_a?(RubyLLM::Content::Raw) &&
+          Array(content.value).any? { |block| block.is_a?(Hash) && (block[:cache_control] || block['cache_control']) }
+      end
+
+      # A copy of +message+ whose last Anthropic content block carries +control+:
+      # the message as Anthropic's own formatter renders it, as raw content.
+      def mark_cache(message, control)
+        blocks = anthropic_blocks(message).map(&:dup)
+        return message if blocks.empty? || !blocks.last.is_a?(Hash)
+
+        blocks[-1] = blocks.last.merge(cache_control: control)
+        message.dup.tap { |copy| copy.content = RubyLLM::Content::Raw.new(blocks) }
+      end
+
+      def anthropic_blocks(message)
+        anthropic = RubyLLM::Providers::Anthropic
+        return anthropic::Tools.format_tool_call(message)[:content] if message.tool_call?
+        return [anthropic::Tools.format_tool_result_block(message)] if message.tool_result?
+
+        Array(anthropic::Media.format_content(message.content))
+      end
+
       # Chat's side: provider_completion reads +messages+ once, for the request,
       # and gets the view; a tool's result is spilled before it becomes a message.
       module Chat
@@ -65,11 +89,30 @@ module RubyLLM
 
         private
 
+        # With Anthropic's cache asked for the whole request
+        # (<tt>with_params(cache_control: { type: "ephemeral" })</tt>), the view
+        # places the breakpoint instead, and the request leaves the top-level one out.
         def provider_completion(...)
           @file_store_request = !file_store.nil?
+          params = @params
+          @file_store_cache = anthropic_cache_control
+          @params = params.reject { |key, _| key.to_s == 'cache_control' } if @file_store_cache
           super
         ensure
           @file_store_request = false
+          @file_store_cache = nil
+          @params = params
+        end
+
+        # The cache_control the view marks its breakpoint with, during a request.
+        def file_store_cache_control
+          @file_store_cache
+        end
+
+        def anthropic_cache_control
+          return unless file_store && @provider.is_a?(RubyLLM::Providers::Anthropic)
+
+          @params[:cache_control] || @params['cache_control']
         end
 
         def add_tool_result_message(tool_call, result)
