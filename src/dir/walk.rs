@@ -193,54 +193,78 @@ fn stat_batch(batch: &mut Vec<Found>, entries: &mut Vec<Entry>) -> Result<()> {
 }
 
 /// Calls `visit` with the folder, name and store path of every regular file below
-/// `start`, leaving out hidden names, names no path can hold, and links.
+/// `start`, leaving out hidden names, names no path can hold, and links. A
+/// folder's names are read before any subfolder is opened, and only the current
+/// folder's ancestors stay open (and the folders `visit` keeps), so no shape of
+/// tree runs out of descriptors; a folder whose path is longer than a store path
+/// can be is not entered.
 pub(super) fn walk_files(
     start: BorrowedFd<'_>,
     base: &str,
     mut visit: impl FnMut(&Arc<OwnedFd>, &str, String) -> Result<()>,
 ) -> Result<()> {
-    let mut pending: Vec<(OwnedFd, String)> = vec![(dup(start)?, base.to_string())];
-    while let Some((dir_fd, prefix)) = pending.pop() {
-        let dir_fd = Arc::new(dir_fd);
-        let shown = if prefix.is_empty() {
-            "."
-        } else {
-            prefix.as_str()
+    let first = Arc::new(dup(start)?);
+    let names = listed(&first, base)?;
+    let mut stack: Vec<(Arc<OwnedFd>, String, std::vec::IntoIter<(String, FileType)>)> =
+        vec![(first, base.to_string(), names.into_iter())];
+    while let Some((dir_fd, prefix, names)) = stack.last_mut() {
+        let Some((name, kind)) = names.next() else {
+            stack.pop();
+            continue;
         };
-        let dir = Dir::read_from(&dir_fd).map_err(|e| Error::io(shown, e))?;
-        for item in dir {
-            let item = item.map_err(|e| Error::io(shown, e))?;
-            let Ok(name) = item.file_name().to_str() else {
-                continue;
-            };
-            if name.starts_with('.') || name.chars().any(|c| (c as u32) < 0x20 || c == '\\') {
-                continue;
+        let path = if prefix.is_empty() {
+            name.clone()
+        } else {
+            format!("{prefix}/{name}")
+        };
+        let kind = match kind {
+            FileType::Unknown => {
+                kind_at(dir_fd.as_fd(), &name, &path)?.unwrap_or(FileType::Unknown)
             }
-            let path = if prefix.is_empty() {
-                name.to_string()
-            } else {
-                format!("{prefix}/{name}")
-            };
-            let kind = match item.file_type() {
-                FileType::Unknown => {
-                    kind_at(dir_fd.as_fd(), name, &path)?.unwrap_or(FileType::Unknown)
-                }
-                kind => kind,
-            };
-            match kind {
-                FileType::Directory => {
-                    match rustix::fs::openat(&*dir_fd, name, DIR_FLAGS, Mode::empty()) {
-                        Ok(fd) => pending.push((fd, path)),
-                        Err(Errno::NOENT | Errno::LOOP | Errno::NOTDIR | Errno::ACCESS) => {}
-                        Err(e) => return Err(Error::io(&path, e)),
+            kind => kind,
+        };
+        match kind {
+            FileType::Directory if path.len() < path::MAX_PATH_BYTES => {
+                match rustix::fs::openat(&**dir_fd, name.as_str(), DIR_FLAGS, Mode::empty()) {
+                    Ok(fd) => {
+                        let fd = Arc::new(fd);
+                        match listed(&fd, &path) {
+                            Ok(names) => stack.push((fd, path, names.into_iter())),
+                            Err(Error::Io { source, .. })
+                                if source.kind() == std::io::ErrorKind::PermissionDenied => {}
+                            Err(e) => return Err(e),
+                        }
                     }
+                    Err(Errno::NOENT | Errno::LOOP | Errno::NOTDIR | Errno::ACCESS) => {}
+                    Err(e) => return Err(Error::io(&path, e)),
                 }
-                FileType::RegularFile => visit(&dir_fd, name, path)?,
-                _ => {}
             }
+            FileType::RegularFile => {
+                let dir_fd = Arc::clone(dir_fd);
+                visit(&dir_fd, &name, path)?
+            }
+            _ => {}
         }
     }
     Ok(())
+}
+
+/// The names in the folder open on `dir` a store path can hold, with their types
+/// as the folder gives them.
+fn listed(dir: &OwnedFd, prefix: &str) -> Result<Vec<(String, FileType)>> {
+    let shown = if prefix.is_empty() { "." } else { prefix };
+    let mut names = Vec::new();
+    for item in Dir::read_from(dir).map_err(|e| Error::io(shown, e))? {
+        let item = item.map_err(|e| Error::io(shown, e))?;
+        let Ok(name) = item.file_name().to_str() else {
+            continue;
+        };
+        if name.starts_with('.') || name.chars().any(|c| (c as u32) < 0x20 || c == '\\') {
+            continue;
+        }
+        names.push((name.to_string(), item.file_type()));
+    }
+    Ok(names)
 }
 
 fn open_step(dir: BorrowedFd<'_>, part: &str, so_far: &str, create: bool) -> Result<OwnedFd> {

@@ -144,7 +144,7 @@ fn without_the_sandbox_the_limits_and_timeout_still_hold() {
     let dir = tempfile::tempdir().unwrap();
     let mut spec = spec(dir.path(), "echo $HOME; sleep 30 & sleep 30");
     spec.sandbox = false;
-    spec.limits.timeout = Duration::from_millis(300);
+    spec.limits.timeout = Duration::from_millis(1500);
     let out = run(&spec).unwrap();
     assert!(out.timed_out);
     assert_eq!(out.stdout, "/tmp\n");
