@@ -268,6 +268,6 @@ RSpec.describe 'The code sandbox under attack', if: ENV.fetch('RUBY_LLM_SANDBOX_
   end
 
   def memory_limited?
-    RubyLLM::FileStore::Native.run(%w[true], tmp_dir, [], true, 5.0, 1, 1 << 30, 1 << 20, 1 << 20, 8, 100)[:memory_limited]
+    RubyLLM::FileStore::Native.run(%w[true], tmp_dir, [], true, 5.0, {})[:memory_limited]
   end
 end

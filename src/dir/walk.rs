@@ -122,8 +122,10 @@ pub(super) fn entry_of(path: &str, stat: &rustix::fs::Stat, content_type: String
 
 /// Files gathered before they are statted together.
 const BATCH_FILES: usize = 16_384;
-/// Folders whose descriptors a batch may hold open at once.
-const BATCH_FOLDERS: usize = 256;
+/// Folders whose descriptors a batch may hold open at once: with the ancestors
+/// of the folder being read, all a listing holds, well below the 1,024 a process
+/// is often allowed.
+const BATCH_FOLDERS: usize = 64;
 /// Fewer files than this are statted on the calling thread.
 const PARALLEL_FROM: usize = 1024;
 
