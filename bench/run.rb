@@ -12,7 +12,7 @@ require 'tmpdir'
 
 N = Integer(ARGV.fetch(0, 30))
 NATIVE = RubyLLM::FileStore::Native
-LIMITS = [30, 2 << 30, 256 << 20, 256 << 20, 64, 20_000].freeze
+LIMITS = RubyLLM::FileStore::CodeRunner::DEFAULT_LIMITS.slice(*RubyLLM::FileStore::CodeRunner::NATIVE_LIMITS)
 
 def best(count)
   Array.new(count) do
@@ -27,9 +27,9 @@ python = '/usr/bin/python3'
 Dir.mktmpdir('ruby_llm_bench') do |dir|
   argv = [python, '-c', 'print(1)']
   bare = best(N) { system(*argv, out: File::NULL) || abort('bare python3 failed') }
-  plain = best(N) { NATIVE.run(argv, dir, [], false, 10.0, *LIMITS) }
+  plain = best(N) { NATIVE.run(argv, dir, [], false, 10.0, LIMITS) }
   boxed = best(N) do
-    NATIVE.run(argv, dir, [], true, 10.0, *LIMITS).fetch(:exit_code).zero? || abort('sandboxed run failed')
+    NATIVE.run(argv, dir, [], true, 10.0, LIMITS).fetch(:exit_code).zero? || abort('sandboxed run failed')
   end
   ms = ->(seconds) { format('%.1f ms', seconds * 1000) }
   puts "python3 -c 'print(1)', best of #{N}"

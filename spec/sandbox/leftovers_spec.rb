@@ -105,9 +105,10 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
     end
 
     it "cannot read the host's keys through /proc/keys" do
-      result = run('cat /proc/keys; echo end')
-      expect(result.stdout.lines.last).to eq("end\n")
-      expect(result.stdout.lines.size).to eq(1)
+      key = `python3 -c "import ctypes; print(ctypes.CDLL(None).syscall(248, b'user', b'ruby_llm_listed', b'x', 1, -4))"`
+      expect(key.to_i).to be_positive
+      result = run('cat /proc/keys /proc/key-users; echo end')
+      expect(result.stdout).to eq("end\n")
     end
   end
 
@@ -220,7 +221,8 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
         # Without a cpu cgroup, RLIMIT_CPU stops each loop at its 2 CPU seconds.
         result = python('while True: pass')
         expect(result).not_to be_timed_out
-        expect(result.signal).to eq(24).or eq(9)
+        # bubblewrap exits 128 + the signal that ended the code.
+        expect([result.signal, result.exit_code]).to include(24).or include(9).or include(152).or include(137)
       end
     end
   end

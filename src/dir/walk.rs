@@ -129,6 +129,9 @@ const BATCH_FOLDERS: usize = 64;
 /// Fewer files than this are statted on the calling thread.
 const PARALLEL_FROM: usize = 1024;
 
+/// A folder being walked: its descriptor, its store path, and its names left.
+type Folder = (Arc<OwnedFd>, String, std::vec::IntoIter<(String, FileType)>);
+
 /// A file found by the walk: its folder, its name there, and its store path.
 type Found = (Arc<OwnedFd>, String, String);
 
@@ -207,8 +210,7 @@ pub(super) fn walk_files(
 ) -> Result<()> {
     let first = Arc::new(dup(start)?);
     let names = listed(&first, base)?;
-    let mut stack: Vec<(Arc<OwnedFd>, String, std::vec::IntoIter<(String, FileType)>)> =
-        vec![(first, base.to_string(), names.into_iter())];
+    let mut stack: Vec<Folder> = vec![(first, base.to_string(), names.into_iter())];
     while let Some((dir_fd, prefix, names)) = stack.last_mut() {
         let Some((name, kind)) = names.next() else {
             stack.pop();

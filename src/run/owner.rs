@@ -176,9 +176,9 @@ mod tests {
         fs::write(root.join("shell"), "x").unwrap();
         fs::set_permissions(root.join(".cache/.t"), fs::Permissions::from_mode(0o6755)).unwrap();
         fs::set_permissions(root.join("shell"), fs::Permissions::from_mode(0o4000)).unwrap();
-        fs::set_permissions(root.join(".cache/locked"), fs::Permissions::from_mode(0)).unwrap();
+        fs::set_permissions(root.join(".cache/locked"), fs::Permissions::from_mode(0o0)).unwrap();
         let folder = Folder::open(root).unwrap();
-        fs::set_permissions(root, fs::Permissions::from_mode(0)).unwrap();
+        fs::set_permissions(root, fs::Permissions::from_mode(0o0)).unwrap();
         let gaps = folder.repair();
         assert!(gaps.is_empty(), "{gaps:?}");
         let mode = |p: &str| fs::symlink_metadata(root.join(p)).unwrap().mode() & 0o7777;

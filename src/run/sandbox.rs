@@ -139,6 +139,9 @@ pub(super) fn wrap(spec: &Spec) -> Result<Wrapped> {
     let tmp = spec.limits.tmp_bytes.to_string();
     let shm = SHM_BYTES.to_string();
     push(&["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev"]);
+    // The kernel lists every key the user may view there, the host's too.
+    push(&["--ro-bind", "/dev/null", "/proc/keys"]);
+    push(&["--ro-bind", "/dev/null", "/proc/key-users"]);
     push(&["--size", &shm, "--tmpfs", "/dev/shm"]);
     push(&["--size", &tmp, "--tmpfs", "/tmp"]);
     for path in SYSTEM {
