@@ -209,8 +209,8 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
 
     it "is held to the run's share: four busy loops get one core in all, or each its CPU seconds" do
       if RubyLLM::FileStore::Native.run(%w[true], tmp_dir, [], true, 5.0, {})[:cpu_limited]
-        code = "import os, time\nfor _ in range(4):\n  if os.fork() == 0:\n    end = time.time() + 3\n" \
-               "    while time.time() < end: pass\n    os._exit(0)\nfor _ in range(4): os.wait()\n" \
+        code = "import os, time\nfor _ in range(4):\n  if os.fork() == 0:\n    end = time.time() + 3\n    " \
+               "while time.time() < end: pass\n    os._exit(0)\nfor _ in range(4): os.wait()\n" \
                "t = os.times()\nprint(t.children_user + t.children_system)"
         # Three seconds of wall time at one core: about 3 s of CPU, where two free
         # cores would give 6.
@@ -283,7 +283,7 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
     it 'a protected path missing when the run starts (CVE-2026-25725): the lock file made by the code ' \
        'breaks nothing' do
       lock = File.join(store.local_root, '.ruby_llm_file_store.lock')
-      File.delete(lock) if File.exist?(lock)
+      FileUtils.rm_f(lock)
       run('rm -f .ruby_llm_file_store.lock; mkfifo .ruby_llm_file_store.lock 2>/dev/null || ' \
           'ln -s /etc/passwd .ruby_llm_file_store.lock; cp /bin/sh .ruby_llm_file_store.lock.sh; ' \
           'chmod 4755 .ruby_llm_file_store.lock.sh; true')

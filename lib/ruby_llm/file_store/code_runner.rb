@@ -105,9 +105,7 @@ module RubyLLM
       end
 
       def run_on_copies(language, code, files)
-        dir = Dir.mktmpdir('ruby_llm_run')
-        begin
-          Native.run_folder_tmpfs(dir, @limits[:folder_bytes])
+        Copies.run_folder(@limits[:folder_bytes]) do |dir|
           Copies.new(store).copy_in(files, dir)
           links = @mounts.link(dir)
           outcome = execute(language, code, dir, links.sources)
@@ -115,21 +113,11 @@ module RubyLLM
           links.remove
           saved, failed = Copies.new(store).save_back(dir, outputs, @on_write)
           Result.of(outcome, outputs, notes: links.notes + outcome[:notes], saved:, failed:)
-        ensure
-          remove_run_folder(dir)
         end
       end
 
       def outputs_of(outcome)
         Outputs.new(store, outcome[:before], outcome[:after], budget: @limits[:save_bytes])
-      end
-
-      # A run folder goes however deep the code made it; a failure to remove it
-      # must not take the run's result with it, so it is only warned about.
-      def remove_run_folder(dir)
-        Native.remove_run_folder(dir)
-      rescue FileStore::Error, SystemCallError => e
-        warn "ruby_llm-file_store: could not remove the run folder #{dir}: #{e.message}"
       end
 
       def execute(language, code, dir, mount_sources)

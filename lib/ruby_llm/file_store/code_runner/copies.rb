@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require 'fileutils'
+require 'tmpdir'
 
 module RubyLLM
   class FileStore
@@ -8,6 +9,21 @@ module RubyLLM
       # Copy mode's two ends: the named files into the run folder, and what the run
       # wrote back into the store.
       class Copies # :nodoc:
+        # Yields a new, empty run folder (a tmpfs of +bytes+ where the app may mount
+        # one) and removes it after, however deep the code made it. A failure to
+        # remove it must not take the run's result with it, so it is only warned about.
+        def self.run_folder(bytes)
+          dir = Dir.mktmpdir('ruby_llm_run')
+          Native.run_folder_tmpfs(dir, bytes)
+          yield dir
+        ensure
+          begin
+            Native.remove_run_folder(dir) if dir
+          rescue FileStore::Error, SystemCallError => e
+            warn "ruby_llm-file_store: could not remove the run folder #{dir}: #{e.message}"
+          end
+        end
+
         def initialize(store)
           @store = store
         end
