@@ -179,6 +179,21 @@ mod tests {
     }
 
     #[test]
+    fn a_write_whose_mtime_was_set_back_is_still_a_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("data.csv");
+        fs::write(&path, "a,b").unwrap();
+        let old = fs::metadata(&path).unwrap().modified().unwrap();
+        let before = take(dir.path()).unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        fs::write(&path, "c,d").unwrap();
+        set_mtime(&path, old);
+        let after = take(dir.path()).unwrap();
+        assert_eq!(before["data.csv"].mtime_ns, after["data.csv"].mtime_ns);
+        assert_eq!(diff(&before, &after).changed, vec!["data.csv"]);
+    }
+
+    #[test]
     fn a_name_that_is_not_utf8_is_reported_apart() {
         use std::os::unix::ffi::OsStrExt;
         let dir = tempfile::tempdir().unwrap();

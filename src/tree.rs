@@ -13,11 +13,10 @@ use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags, Stat};
 use rustix::io::Errno;
 
-/// Levels of folders below the root a walk enters: far past any path the store
-/// can hold (4,096 bytes make at most 2,048 levels of one-letter names, and a
-/// store path of more levels than this is rare), and far below the descriptors a
-/// process has.
-pub const MAX_DEPTH: usize = 256;
+/// Levels of folders below the root a walk enters: one descriptor each, well
+/// below the 1,024 a process is often allowed, or even 256, and more levels than
+/// anyone's folders have.
+pub const MAX_DEPTH: usize = 128;
 
 /// Flags for opening a folder in a walk: never through a link.
 pub const DIR_FLAGS: OFlags = OFlags::RDONLY

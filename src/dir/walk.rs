@@ -129,9 +129,6 @@ const BATCH_FOLDERS: usize = 64;
 /// Fewer files than this are statted on the calling thread.
 const PARALLEL_FROM: usize = 1024;
 
-/// A folder being walked: its descriptor, its store path, and its names left.
-type Folder = (Arc<OwnedFd>, String, std::vec::IntoIter<(String, FileType)>);
-
 /// A file found by the walk: its folder, its name there, and its store path.
 type Found = (Arc<OwnedFd>, String, String);
 
@@ -199,55 +196,73 @@ fn stat_batch(batch: &mut Vec<Found>, entries: &mut Vec<Entry>) -> Result<()> {
 
 /// Calls `visit` with the folder, name and store path of every regular file below
 /// `start`, leaving out hidden names, names no path can hold, and links. A
-/// folder's names are read before any subfolder is opened, and only the current
-/// folder's ancestors stay open (and the folders `visit` keeps), so no shape of
-/// tree runs out of descriptors; a folder whose path is longer than a store path
-/// can be is not entered.
+/// folder's names are read before any subfolder is opened, and each subfolder is
+/// opened afresh from `start` when its turn comes (one `openat2` that refuses
+/// links where Linux has it), so no ancestor stays open: a listing holds `start`,
+/// the folder being read and the folders `visit` keeps, whatever the tree's shape.
+/// A folder whose path is longer than a store path can be is not entered.
 pub(super) fn walk_files(
     start: BorrowedFd<'_>,
     base: &str,
     mut visit: impl FnMut(&Arc<OwnedFd>, &str, String) -> Result<()>,
 ) -> Result<()> {
-    let first = Arc::new(dup(start)?);
-    let names = listed(&first, base)?;
-    let mut stack: Vec<Folder> = vec![(first, base.to_string(), names.into_iter())];
-    while let Some((dir_fd, prefix, names)) = stack.last_mut() {
-        let Some((name, kind)) = names.next() else {
-            stack.pop();
-            continue;
-        };
-        let path = if prefix.is_empty() {
-            name.clone()
+    let join = |prefix: &str, name: &str| {
+        if prefix.is_empty() {
+            name.to_string()
         } else {
             format!("{prefix}/{name}")
+        }
+    };
+    // Folders to read, relative to `start`.
+    let mut pending: Vec<String> = vec![String::new()];
+    while let Some(relative) = pending.pop() {
+        let path = match (base.is_empty(), relative.is_empty()) {
+            (_, true) => base.to_string(),
+            (true, false) => relative.clone(),
+            (false, false) => format!("{base}/{relative}"),
         };
-        let kind = match kind {
-            FileType::Unknown => {
-                kind_at(dir_fd.as_fd(), &name, &path)?.unwrap_or(FileType::Unknown)
+        let opened = if relative.is_empty() {
+            dup(start)
+        } else {
+            open_dirs(start, &relative, false)
+        };
+        let dir_fd = match opened {
+            Ok(fd) => Arc::new(fd),
+            // Gone, or swapped for a link or a file since it was listed.
+            Err(Error::NotFound(_) | Error::SymbolicLink(_) | Error::IsFile(_)) => continue,
+            Err(Error::Io { source, .. })
+                if !relative.is_empty()
+                    && source.kind() == std::io::ErrorKind::PermissionDenied =>
+            {
+                continue
             }
-            kind => kind,
+            Err(e) => return Err(e),
         };
-        match kind {
-            FileType::Directory if path.len() < path::MAX_PATH_BYTES => {
-                match rustix::fs::openat(&**dir_fd, name.as_str(), DIR_FLAGS, Mode::empty()) {
-                    Ok(fd) => {
-                        let fd = Arc::new(fd);
-                        match listed(&fd, &path) {
-                            Ok(names) => stack.push((fd, path, names.into_iter())),
-                            Err(Error::Io { source, .. })
-                                if source.kind() == std::io::ErrorKind::PermissionDenied => {}
-                            Err(e) => return Err(e),
-                        }
-                    }
-                    Err(Errno::NOENT | Errno::LOOP | Errno::NOTDIR | Errno::ACCESS) => {}
-                    Err(e) => return Err(Error::io(&path, e)),
+        let names = match listed(&dir_fd, &path) {
+            Ok(names) => names,
+            Err(Error::Io { source, .. })
+                if !relative.is_empty()
+                    && source.kind() == std::io::ErrorKind::PermissionDenied =>
+            {
+                continue
+            }
+            Err(e) => return Err(e),
+        };
+        for (name, kind) in names {
+            let file_path = join(&path, &name);
+            let kind = match kind {
+                FileType::Unknown => {
+                    kind_at(dir_fd.as_fd(), &name, &file_path)?.unwrap_or(FileType::Unknown)
                 }
+                kind => kind,
+            };
+            match kind {
+                FileType::Directory if file_path.len() < path::MAX_PATH_BYTES => {
+                    pending.push(join(&relative, &name));
+                }
+                FileType::RegularFile => visit(&dir_fd, &name, file_path)?,
+                _ => {}
             }
-            FileType::RegularFile => {
-                let dir_fd = Arc::clone(dir_fd);
-                visit(&dir_fd, &name, path)?
-            }
-            _ => {}
         }
     }
     Ok(())

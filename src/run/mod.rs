@@ -142,7 +142,10 @@ fn note_gaps(gaps: &Gaps, notes: &mut Vec<String>) {
             } else {
                 String::new()
             };
-            let note = format!("{why}: {first:?}{more}; files there are not listed.");
+            let note = format!(
+                "{why}: {}{more}; files there are not listed.",
+                shorten(first)
+            );
             if !notes.contains(&note) {
                 notes.push(note);
             }
@@ -156,6 +159,19 @@ fn note_gaps(gaps: &Gaps, notes: &mut Vec<String>) {
         gaps.unreadable.iter().map(|(p, _)| p.as_str()).collect(),
         "Folders that could not be read",
     );
+}
+
+/// A path for a note: a long one cut to its start and its count of levels.
+fn shorten(path: &str) -> String {
+    const SHOWN: usize = 60;
+    if path.len() <= SHOWN {
+        return format!("{path:?}");
+    }
+    let mut cut = SHOWN;
+    while !path.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{:?}… ({} levels)", &path[..cut], path.split('/').count())
 }
 
 async fn run_async(spec: &Spec, folder: owner::Folder) -> Result<Outcome> {
