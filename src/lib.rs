@@ -17,5 +17,6 @@ pub mod search;
 pub mod snapshot;
 pub mod spill;
 pub mod text;
+pub mod tree;
 
 pub use error::{Error, Result};

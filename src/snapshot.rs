@@ -1,24 +1,21 @@
-//! Size-and-mtime snapshots of a folder, and what changed between two of them.
+//! Snapshots of a folder, and what changed between two of them.
 //!
-//! A code run in workspace mode writes straight into the store's folder; comparing a
-//! snapshot taken before with one taken after tells which files it created, changed
-//! or deleted, without reading any content. The walk opens each folder relative to
-//! its parent with `O_NOFOLLOW`, so a link the run left behind is never followed, and
-//! leaves out hidden names, as the store does.
+//! A code run writes into its folder; comparing a snapshot taken before with one
+//! taken after tells which files it created, changed or deleted, without reading
+//! any content. A file counts as changed when its size, its modification time or
+//! its status-change time (ctime, which no process can set back) differ, so code
+//! that restores a file's mtime after writing it does not hide the write. The walk
+//! (`crate::tree`) holds only the descriptors of a folder's ancestors, never follows
+//! a link, and leaves out hidden names, as the store does.
 
 use std::collections::BTreeMap;
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd};
 use std::path::Path;
 
-use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
-use rustix::io::Errno;
+use rustix::fs::{FileType, Mode};
 
 use crate::error::{Error, Result};
-
-const DIR_FLAGS: OFlags = OFlags::RDONLY
-    .union(OFlags::DIRECTORY)
-    .union(OFlags::NOFOLLOW)
-    .union(OFlags::CLOEXEC);
+use crate::tree::{self, Descend, Gaps, DIR_FLAGS};
 
 /// What a snapshot keeps of one regular file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,6 +24,8 @@ pub struct Stamp {
     pub size: u64,
     /// Modification time, in nanoseconds since the epoch.
     pub mtime_ns: i128,
+    /// Status-change time, in nanoseconds since the epoch.
+    pub ctime_ns: i128,
     /// Whether the name, or a folder's on the way, is not UTF-8: the store cannot
     /// hold it, and it is kept under its lossy form only to be reported.
     pub unnamed: bool,
@@ -40,7 +39,7 @@ pub type Snapshot = BTreeMap<String, Stamp>;
 pub struct Changes {
     /// Files that were not there before.
     pub created: Vec<String>,
-    /// Files whose size or modification time differ.
+    /// Files whose size, mtime or ctime differ.
     pub changed: Vec<String>,
     /// Files that are gone.
     pub deleted: Vec<String>,
@@ -49,62 +48,42 @@ pub struct Changes {
     pub unnamed: Vec<String>,
 }
 
-/// Takes the snapshot of `root`: each regular file's size and mtime, symbolic links
+/// Takes the snapshot of `root`: each regular file's size and times, symbolic links
 /// and hidden names left out.
 pub fn take(root: &Path) -> Result<Snapshot> {
     let shown = root.display().to_string();
     let fd = rustix::fs::open(root, DIR_FLAGS, Mode::empty()).map_err(|e| Error::io(&shown, e))?;
+    Ok(take_fd(fd.as_fd()).map_err(|e| Error::io(&shown, e))?.0)
+}
+
+/// The snapshot of the folder open on `root`, with what the walk could not see (a
+/// folder too deep, or one it may not read).
+pub fn take_fd(root: BorrowedFd<'_>) -> std::result::Result<(Snapshot, Gaps), rustix::io::Errno> {
     let mut files = Snapshot::new();
-    let mut pending: Vec<(OwnedFd, String, bool)> = vec![(fd, String::new(), false)];
-    while let Some((dir_fd, prefix, unnamed_dir)) = pending.pop() {
-        let at = if prefix.is_empty() { &shown } else { &prefix };
-        for item in Dir::read_from(&dir_fd).map_err(|e| Error::io(at, e))? {
-            let item = item.map_err(|e| Error::io(at, e))?;
-            let raw = item.file_name();
-            let (name, unnamed) = match raw.to_str() {
-                Ok(name) => (name.to_string(), unnamed_dir),
-                Err(_) => (String::from_utf8_lossy(raw.to_bytes()).into_owned(), true),
-            };
-            if name.starts_with('.') {
-                continue;
+    let gaps = tree::walk(
+        root,
+        |item| {
+            if item.name.as_bytes().starts_with(b".") {
+                return Descend::No;
             }
-            let path = if prefix.is_empty() {
-                name.clone()
-            } else {
-                format!("{prefix}/{name}")
-            };
-            let stat = match rustix::fs::statat(&dir_fd, raw, AtFlags::SYMLINK_NOFOLLOW) {
-                Ok(stat) => stat,
-                Err(Errno::NOENT) => continue,
-                Err(e) => return Err(Error::io(&path, e)),
-            };
-            match FileType::from_raw_mode(stat.st_mode) {
-                FileType::RegularFile => {
-                    let mtime_ns =
-                        stat.st_mtime as i128 * 1_000_000_000 + stat.st_mtime_nsec as i128;
-                    let size = stat.st_size as u64;
-                    files.insert(
-                        path,
-                        Stamp {
-                            size,
-                            mtime_ns,
-                            unnamed,
-                        },
-                    );
-                }
-                FileType::Directory => {
-                    match rustix::fs::openat(dir_fd.as_fd(), raw, DIR_FLAGS, Mode::empty()) {
-                        Ok(fd) => pending.push((fd, path, unnamed)),
-                        // Gone, or swapped for a link since the stat: nothing to list.
-                        Err(Errno::NOENT | Errno::LOOP | Errno::NOTDIR | Errno::ACCESS) => {}
-                        Err(e) => return Err(Error::io(&path, e)),
-                    }
-                }
-                _ => {}
+            let stat = item.stat;
+            if FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile {
+                let ns = |sec: i64, nsec: i64| sec as i128 * 1_000_000_000 + nsec as i128;
+                files.insert(
+                    item.path.to_string(),
+                    Stamp {
+                        size: stat.st_size as u64,
+                        mtime_ns: ns(stat.st_mtime as i64, stat.st_mtime_nsec as i64),
+                        ctime_ns: ns(stat.st_ctime as i64, stat.st_ctime_nsec as i64),
+                        unnamed: item.unnamed,
+                    },
+                );
             }
-        }
-    }
-    Ok(files)
+            Descend::Yes
+        },
+        |_, _| {},
+    )?;
+    Ok((files, gaps))
 }
 
 /// What changed from `before` to `after`.
@@ -197,6 +176,21 @@ mod tests {
         assert_eq!(changes.created, vec!["new.png"]);
         assert_eq!(changes.changed, vec!["resized.txt", "touched.txt"]);
         assert_eq!(changes.deleted, vec!["gone.txt"]);
+    }
+
+    #[test]
+    fn a_write_whose_mtime_was_set_back_is_still_a_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("data.csv");
+        fs::write(&path, "a,b").unwrap();
+        let old = fs::metadata(&path).unwrap().modified().unwrap();
+        let before = take(dir.path()).unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        fs::write(&path, "c,d").unwrap();
+        set_mtime(&path, old);
+        let after = take(dir.path()).unwrap();
+        assert_eq!(before["data.csv"].mtime_ns, after["data.csv"].mtime_ns);
+        assert_eq!(diff(&before, &after).changed, vec!["data.csv"]);
     }
 
     #[test]

@@ -122,8 +122,10 @@ pub(super) fn entry_of(path: &str, stat: &rustix::fs::Stat, content_type: String
 
 /// Files gathered before they are statted together.
 const BATCH_FILES: usize = 16_384;
-/// Folders whose descriptors a batch may hold open at once.
-const BATCH_FOLDERS: usize = 256;
+/// Folders whose descriptors a batch may hold open at once: with the ancestors
+/// of the folder being read, all a listing holds, well below the 1,024 a process
+/// is often allowed.
+const BATCH_FOLDERS: usize = 64;
 /// Fewer files than this are statted on the calling thread.
 const PARALLEL_FROM: usize = 1024;
 
@@ -193,54 +195,95 @@ fn stat_batch(batch: &mut Vec<Found>, entries: &mut Vec<Entry>) -> Result<()> {
 }
 
 /// Calls `visit` with the folder, name and store path of every regular file below
-/// `start`, leaving out hidden names, names no path can hold, and links.
+/// `start`, leaving out hidden names, names no path can hold, and links. A
+/// folder's names are read before any subfolder is opened, and each subfolder is
+/// opened afresh from `start` when its turn comes (one `openat2` that refuses
+/// links where Linux has it), so no ancestor stays open: a listing holds `start`,
+/// the folder being read and the folders `visit` keeps, whatever the tree's shape.
+/// A folder whose path is longer than a store path can be is not entered.
 pub(super) fn walk_files(
     start: BorrowedFd<'_>,
     base: &str,
     mut visit: impl FnMut(&Arc<OwnedFd>, &str, String) -> Result<()>,
 ) -> Result<()> {
-    let mut pending: Vec<(OwnedFd, String)> = vec![(dup(start)?, base.to_string())];
-    while let Some((dir_fd, prefix)) = pending.pop() {
-        let dir_fd = Arc::new(dir_fd);
-        let shown = if prefix.is_empty() {
-            "."
+    let join = |prefix: &str, name: &str| {
+        if prefix.is_empty() {
+            name.to_string()
         } else {
-            prefix.as_str()
+            format!("{prefix}/{name}")
+        }
+    };
+    // Folders to read, relative to `start`.
+    let mut pending: Vec<String> = vec![String::new()];
+    while let Some(relative) = pending.pop() {
+        let path = match (base.is_empty(), relative.is_empty()) {
+            (_, true) => base.to_string(),
+            (true, false) => relative.clone(),
+            (false, false) => format!("{base}/{relative}"),
         };
-        let dir = Dir::read_from(&dir_fd).map_err(|e| Error::io(shown, e))?;
-        for item in dir {
-            let item = item.map_err(|e| Error::io(shown, e))?;
-            let Ok(name) = item.file_name().to_str() else {
-                continue;
-            };
-            if name.starts_with('.') || name.chars().any(|c| (c as u32) < 0x20 || c == '\\') {
-                continue;
+        let opened = if relative.is_empty() {
+            dup(start)
+        } else {
+            open_dirs(start, &relative, false)
+        };
+        let dir_fd = match opened {
+            Ok(fd) => Arc::new(fd),
+            // Gone, or swapped for a link or a file since it was listed.
+            Err(Error::NotFound(_) | Error::SymbolicLink(_) | Error::IsFile(_)) => continue,
+            Err(Error::Io { source, .. })
+                if !relative.is_empty()
+                    && source.kind() == std::io::ErrorKind::PermissionDenied =>
+            {
+                continue
             }
-            let path = if prefix.is_empty() {
-                name.to_string()
-            } else {
-                format!("{prefix}/{name}")
-            };
-            let kind = match item.file_type() {
+            Err(e) => return Err(e),
+        };
+        let names = match listed(&dir_fd, &path) {
+            Ok(names) => names,
+            Err(Error::Io { source, .. })
+                if !relative.is_empty()
+                    && source.kind() == std::io::ErrorKind::PermissionDenied =>
+            {
+                continue
+            }
+            Err(e) => return Err(e),
+        };
+        for (name, kind) in names {
+            let file_path = join(&path, &name);
+            let kind = match kind {
                 FileType::Unknown => {
-                    kind_at(dir_fd.as_fd(), name, &path)?.unwrap_or(FileType::Unknown)
+                    kind_at(dir_fd.as_fd(), &name, &file_path)?.unwrap_or(FileType::Unknown)
                 }
                 kind => kind,
             };
             match kind {
-                FileType::Directory => {
-                    match rustix::fs::openat(&*dir_fd, name, DIR_FLAGS, Mode::empty()) {
-                        Ok(fd) => pending.push((fd, path)),
-                        Err(Errno::NOENT | Errno::LOOP | Errno::NOTDIR | Errno::ACCESS) => {}
-                        Err(e) => return Err(Error::io(&path, e)),
-                    }
+                FileType::Directory if file_path.len() < path::MAX_PATH_BYTES => {
+                    pending.push(join(&relative, &name));
                 }
-                FileType::RegularFile => visit(&dir_fd, name, path)?,
+                FileType::RegularFile => visit(&dir_fd, &name, file_path)?,
                 _ => {}
             }
         }
     }
     Ok(())
+}
+
+/// The names in the folder open on `dir` a store path can hold, with their types
+/// as the folder gives them.
+fn listed(dir: &OwnedFd, prefix: &str) -> Result<Vec<(String, FileType)>> {
+    let shown = if prefix.is_empty() { "." } else { prefix };
+    let mut names = Vec::new();
+    for item in Dir::read_from(dir).map_err(|e| Error::io(shown, e))? {
+        let item = item.map_err(|e| Error::io(shown, e))?;
+        let Ok(name) = item.file_name().to_str() else {
+            continue;
+        };
+        if name.starts_with('.') || name.chars().any(|c| (c as u32) < 0x20 || c == '\\') {
+            continue;
+        }
+        names.push((name.to_string(), item.file_type()));
+    }
+    Ok(names)
 }
 
 fn open_step(dir: BorrowedFd<'_>, part: &str, so_far: &str, create: bool) -> Result<OwnedFd> {

@@ -1,11 +1,13 @@
 //! The run's cgroups, where the machine lets us make them: a pids one, so the kernel
-//! refuses a fork past the limit (for root too, whom RLIMIT_NPROC never stops), and
-//! a memory one, so every process of the run and the files it keeps in its /tmp
-//! share one ceiling. Both are made and sized here, outside the sandbox, which does
+//! refuses a fork past the limit (for root too, whom RLIMIT_NPROC never stops), a
+//! memory one, so every process of the run and the files it keeps in its /tmp
+//! share one ceiling, and a cpu one, so the run as a whole gets at most its share
+//! of the host's cores however many processes it starts. Both are made and sized here, outside the sandbox, which does
 //! not see /sys and has no capability to mount a cgroup hierarchy of its own.
 //!
-//! cgroup v2 (one unified hierarchy: `pids.max`, `memory.max`) and v1 (one
-//! hierarchy per controller: `pids.max`, `memory.limit_in_bytes`) are both handled.
+//! cgroup v2 (one unified hierarchy: `pids.max`, `memory.max`, `cpu.max`) and v1
+//! (one hierarchy per controller: `pids.max`, `memory.limit_in_bytes`,
+//! `cpu.cfs_quota_us`) are both handled.
 
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
@@ -29,12 +31,18 @@ pub(super) struct Groups {
     pub pids: bool,
     /// Whether a memory limit is in force.
     pub memory: bool,
+    /// Whether a CPU ceiling is in force.
+    pub cpu: bool,
 }
 
+/// CPU time is handed out per period of this many microseconds.
+const CPU_PERIOD_US: u64 = 100_000;
+
 impl Groups {
-    /// Makes the run's cgroups with at most `processes` processes and `memory`
-    /// bytes; each controller that cannot be used here is left out.
-    pub fn create(processes: u64, memory: u64) -> Groups {
+    /// Makes the run's cgroups with at most `processes` processes, `memory` bytes
+    /// and `cpu_percent` percent of one core; each controller that cannot be used
+    /// here is left out.
+    pub fn create(processes: u64, memory: u64, cpu_percent: u64) -> Groups {
         let name = format!(
             "ruby_llm_run_{}_{}",
             std::process::id(),
@@ -44,7 +52,9 @@ impl Groups {
             groups: Vec::new(),
             pids: false,
             memory: false,
+            cpu: false,
         };
+        let quota = (cpu_percent.max(1) * CPU_PERIOD_US / 100).max(1000);
         let mem = memory.to_string();
         for (base, kind) in bases() {
             let v2 = kind == Kind::Unified;
@@ -57,9 +67,18 @@ impl Groups {
                     ("memory.memsw.limit_in_bytes", mem.clone()),
                 ]
             };
-            let wanted_pids = !groups.pids && kind != Kind::Memory;
-            let wanted_memory = !groups.memory && kind != Kind::Pids;
-            if !(wanted_pids || wanted_memory) {
+            let cpu_files: Vec<(&str, String)> = if v2 {
+                vec![("cpu.max", format!("{quota} {CPU_PERIOD_US}"))]
+            } else {
+                vec![
+                    ("cpu.cfs_period_us", CPU_PERIOD_US.to_string()),
+                    ("cpu.cfs_quota_us", quota.to_string()),
+                ]
+            };
+            let wanted_pids = !groups.pids && matches!(kind, Kind::Pids | Kind::Unified);
+            let wanted_memory = !groups.memory && matches!(kind, Kind::Memory | Kind::Unified);
+            let wanted_cpu = !groups.cpu && matches!(kind, Kind::Cpu | Kind::Unified);
+            if !(wanted_pids || wanted_memory || wanted_cpu) {
                 continue;
             }
             let path = base.join(&name);
@@ -68,15 +87,17 @@ impl Groups {
             }
             let set_pids = wanted_pids && set_all(&path, &pids, 1);
             let set_memory = wanted_memory && set_all(&path, &memory_files, 1);
+            let set_cpu = wanted_cpu && set_all(&path, &cpu_files, cpu_files.len());
             let procs = rustix::fs::open(
                 path.join("cgroup.procs"),
                 OFlags::WRONLY | OFlags::CLOEXEC,
                 Mode::empty(),
             );
             match procs {
-                Ok(procs) if set_pids || set_memory => {
+                Ok(procs) if set_pids || set_memory || set_cpu => {
                     groups.pids |= set_pids;
                     groups.memory |= set_memory;
+                    groups.cpu |= set_cpu;
                     groups.groups.push(Group { path, procs });
                 }
                 _ => {
@@ -139,6 +160,7 @@ fn set_all(path: &Path, files: &[(&str, String)], required: usize) -> bool {
 enum Kind {
     Pids,
     Memory,
+    Cpu,
     Unified,
 }
 
@@ -151,8 +173,8 @@ pub(super) fn join(fd: RawFd) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Where a cgroup of ours could go, below our own cgroup: in the v1 pids and memory
-/// hierarchies, and in the unified (v2) one.
+/// Where a cgroup of ours could go, below our own cgroup: in the v1 pids, memory
+/// and cpu hierarchies, and in the unified (v2) one.
 fn bases() -> Vec<(PathBuf, Kind)> {
     let Ok(own) = std::fs::read_to_string("/proc/self/cgroup") else {
         return Vec::new();
@@ -165,7 +187,11 @@ fn bases() -> Vec<(PathBuf, Kind)> {
             continue;
         };
         let path = path.trim_start_matches('/');
-        for (controller, kind) in [("pids", Kind::Pids), ("memory", Kind::Memory)] {
+        for (controller, kind) in [
+            ("pids", Kind::Pids),
+            ("memory", Kind::Memory),
+            ("cpu", Kind::Cpu),
+        ] {
             if controllers.split(',').any(|c| c == controller) {
                 found.push((
                     PathBuf::from("/sys/fs/cgroup").join(controller).join(path),

@@ -2,15 +2,19 @@
 
 use std::time::Duration;
 
-use rustix::process::{getuid, setrlimit, Resource, Rlimit};
+use rustix::process::{geteuid, setrlimit, Resource, Rlimit};
 
 /// The limits of one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// Wall-clock time before every process of the run is killed.
     pub timeout: Duration,
-    /// CPU seconds per process (RLIMIT_CPU).
+    /// CPU seconds per process (RLIMIT_CPU), the ceiling where no cpu cgroup
+    /// can be made.
     pub cpu_seconds: u64,
+    /// The run's share of the host's cores, in percent of one core, held by a cpu
+    /// cgroup where the host gives one (`cpu.max`, `cpu.cfs_quota_us`).
+    pub cpu_percent: u64,
     /// Memory of the whole run, in bytes: a memory cgroup where one can be made,
     /// and the address space of each process (RLIMIT_AS) in any case.
     pub memory_bytes: u64,
@@ -29,6 +33,7 @@ impl Default for Limits {
         Limits {
             timeout: Duration::from_secs(30),
             cpu_seconds: 30,
+            cpu_percent: 100,
             memory_bytes: 2 << 30,
             tmp_bytes: 256 << 20,
             file_bytes: 256 << 20,
@@ -40,14 +45,13 @@ impl Default for Limits {
 
 /// RLIMIT_NPROC counts every process and thread of the user, not only the run's,
 /// so the run's allowance goes on top of what the user already has.
-pub(super) fn nproc_for(processes: u64) -> u64 {
-    processes + user_tasks()
+pub(super) fn nproc_for(processes: u64, uid: u32) -> u64 {
+    processes + user_tasks(uid)
 }
 
-/// Threads of processes owned by our user, from /proc.
-fn user_tasks() -> u64 {
+/// Threads of processes owned by `uid`, from /proc.
+fn user_tasks(uid: u32) -> u64 {
     use std::os::unix::fs::MetadataExt;
-    let uid = getuid().as_raw();
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return 0;
     };
@@ -87,7 +91,7 @@ pub(super) fn apply(limits: &Applied) -> std::io::Result<()> {
 /// fork and exec. Every descriptor past stdio gets close-on-exec (one the app left
 /// inheritable would otherwise reach the code), and the child joins a new, empty
 /// session keyring in place of the app's.
-pub(super) fn isolate() -> std::io::Result<()> {
+pub(super) fn isolate(keep: &[i32]) -> std::io::Result<()> {
     const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
     const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
     // SAFETY: raw system calls with plain integer and null arguments.
@@ -98,6 +102,12 @@ pub(super) fn isolate() -> std::io::Result<()> {
         // Fails only where keyrings are compiled out, and then there is none to reach.
         let null: *const libc::c_char = std::ptr::null();
         libc::syscall(libc::SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, null);
+        // The descriptors bwrap is told to read (its seccomp programs) stay open.
+        for fd in keep {
+            if libc::fcntl(*fd, libc::F_SETFD, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
     }
     Ok(())
 }
@@ -112,13 +122,14 @@ pub(super) struct Applied {
 }
 
 impl Applied {
-    pub fn new(limits: &Limits) -> Applied {
+    /// The limits for a run whose processes belong to `uid`.
+    pub fn new(limits: &Limits, uid: u32) -> Applied {
         Applied {
             cpu_seconds: limits.cpu_seconds,
             memory_bytes: limits.memory_bytes,
             file_bytes: limits.file_bytes,
-            nproc: if nproc_enforced() {
-                nproc_for(limits.processes)
+            nproc: if uid != 0 {
+                nproc_for(limits.processes, uid)
             } else {
                 limits.processes
             },
@@ -126,7 +137,13 @@ impl Applied {
     }
 }
 
-/// Whether the kernel holds RLIMIT_NPROC against us: it never does for root.
-pub(super) fn nproc_enforced() -> bool {
-    !getuid().is_root()
+/// The uid the run's processes have on the host: RUN_UID for a root app's
+/// sandboxed run, else the app's own.
+pub(super) fn run_uid(sandbox: bool) -> u32 {
+    let uid = geteuid().as_raw();
+    if sandbox && uid == 0 {
+        super::sandbox::RUN_UID
+    } else {
+        uid
+    }
 }

@@ -1,25 +1,33 @@
 //! The code runner: one command, in one folder, under bubblewrap, with limits.
 //!
 //! A run gets no network, a read-only view of the system, only its folder writable,
-//! its own PID namespace, limits on CPU time, memory, file size and processes, and a
-//! wall-clock timeout that kills every process it started. Its output is captured up
-//! to a cap. tokio drives the child: the wait, the timeout and both pipes at once.
+//! its own PID namespace, a seccomp filter, an unprivileged host uid even for a root
+//! app, limits on CPU, memory, file size and processes, and a wall-clock timeout
+//! that kills every process it started. Its output is captured up to a cap, and the
+//! folder is looked at before and after (`crate::snapshot`) and repaired after
+//! (`owner`). tokio drives the child: the wait, the timeout and both pipes at once.
 
 mod cgroup;
+pub mod folder;
 mod limits;
 pub mod mounts;
 mod output;
+mod owner;
 mod sandbox;
+mod seccomp;
 
+use std::os::fd::AsFd;
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
+use crate::snapshot::Snapshot;
+use crate::tree::{Gaps, MAX_DEPTH};
 
 pub use limits::Limits;
-pub use sandbox::available as sandbox_problem;
+pub use sandbox::{available as sandbox_problem, RUN_UID};
 
 /// One run: what to execute, where, and how it is confined.
 #[derive(Debug, Clone)]
@@ -63,6 +71,17 @@ pub struct Outcome {
     /// Whether the run's memory as a whole (its processes and its /tmp) was held to
     /// `memory_bytes` by a memory cgroup; without one, only per process (RLIMIT_AS).
     pub memory_limited: bool,
+    /// Whether the run as a whole was held to `cpu_percent` by a cpu cgroup;
+    /// without one, each process to `cpu_seconds` (RLIMIT_CPU).
+    pub cpu_limited: bool,
+    /// The host uid the run's processes had.
+    pub uid: u32,
+    /// The folder's files just before the run.
+    pub before: Snapshot,
+    /// Its files just after, once repaired.
+    pub after: Snapshot,
+    /// What the looks at the folder could not see, for the model.
+    pub notes: Vec<String>,
 }
 
 /// The command line that runs `code` in `language` ("python", "ruby" or "shell"),
@@ -90,27 +109,92 @@ pub fn run(spec: &Spec) -> Result<Outcome> {
     if spec.argv.is_empty() {
         return Err(Error::InvalidArgument("the command is empty".to_string()));
     }
-    if !spec.dir.is_dir() {
-        return Err(Error::InvalidArgument(format!(
-            "{} is not a folder to run in",
-            spec.dir.display()
-        )));
-    }
+    let folder = owner::Folder::open(&spec.dir)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| Error::Sandbox(format!("cannot start the runner: {e}")))?;
-    runtime.block_on(run_async(spec))
+    runtime.block_on(run_async(spec, folder))
 }
 
-async fn run_async(spec: &Spec) -> Result<Outcome> {
-    let limits = spec.limits;
-    let groups = cgroup::Groups::create(limits.processes, limits.memory_bytes);
-    let argv = if spec.sandbox {
-        sandbox::wrap(spec)?
-    } else {
-        spec.argv.clone()
+/// Takes a snapshot of `folder`, noting what it could not see.
+fn look(folder: &owner::Folder, notes: &mut Vec<String>) -> Snapshot {
+    match crate::snapshot::take_fd(folder.fd.as_fd()) {
+        Ok((snapshot, gaps)) => {
+            note_gaps(&gaps, notes);
+            snapshot
+        }
+        Err(e) => {
+            notes.push(format!(
+                "The run folder could not be read ({e}), so the files the run touched are not listed."
+            ));
+            Snapshot::new()
+        }
+    }
+}
+
+fn note_gaps(gaps: &Gaps, notes: &mut Vec<String>) {
+    let mut add = |paths: Vec<&str>, why: &str| {
+        if let Some(first) = paths.first() {
+            let more = paths.len() - 1;
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            let note = format!(
+                "{why}: {}{more}; files there are not listed.",
+                shorten(first)
+            );
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+        }
     };
+    add(
+        gaps.too_deep.iter().map(String::as_str).collect(),
+        &format!("Folders more than {MAX_DEPTH} levels down were not looked into"),
+    );
+    add(
+        gaps.unreadable.iter().map(|(p, _)| p.as_str()).collect(),
+        "Folders that could not be read",
+    );
+}
+
+/// A path for a note: a long one cut to its start and its count of levels.
+fn shorten(path: &str) -> String {
+    const SHOWN: usize = 60;
+    if path.len() <= SHOWN {
+        return format!("{path:?}");
+    }
+    let mut cut = SHOWN;
+    while !path.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{:?}… ({} levels)", &path[..cut], path.split('/').count())
+}
+
+async fn run_async(spec: &Spec, folder: owner::Folder) -> Result<Outcome> {
+    let limits = spec.limits;
+    let mut notes = Vec::new();
+    let groups = cgroup::Groups::create(limits.processes, limits.memory_bytes, limits.cpu_percent);
+    let wrapped = if spec.sandbox {
+        Some(sandbox::wrap(spec)?)
+    } else {
+        None
+    };
+    let argv = wrapped
+        .as_ref()
+        .map_or_else(|| spec.argv.clone(), |w| w.argv.clone());
+    let drop_to = wrapped.as_ref().and_then(|w| w.drop_to.clone());
+    let keep = wrapped.as_ref().map(|w| w.keep.clone()).unwrap_or_default();
+    let uid = limits::run_uid(spec.sandbox);
+    // Taken back when this goes out of scope, also on an early return.
+    let lent = drop_to.as_ref().map(|to| folder.lend(to.uid, to.gid));
+    if let Some(lent) = &lent {
+        note_gaps(&lent.gaps, &mut notes);
+    }
+    let before = look(&folder, &mut notes);
     let mut command = tokio::process::Command::new(&argv[0]);
     command
         .args(&argv[1..])
@@ -125,17 +209,22 @@ async fn run_async(spec: &Spec) -> Result<Outcome> {
     } else {
         sandbox::plain_env(&mut command);
     }
-    let applied = limits::Applied::new(&limits);
+    let applied = limits::Applied::new(&limits, uid);
     let attach = groups.attach_fds();
     // SAFETY: the closure runs in the forked child before exec and only makes raw
-    // system calls (setrlimit, write, close_range, keyctl), which are async-signal-safe.
+    // system calls (setrlimit, write, close_range, keyctl, fcntl, and for a root app
+    // unshare, mount, mkdir, open, setgroups and setres[ug]id on strings made
+    // before the fork), which are async-signal-safe.
     unsafe {
         command.pre_exec(move || {
             limits::apply(&applied)?;
             for fd in &attach {
                 cgroup::join(*fd)?;
             }
-            limits::isolate()?;
+            limits::isolate(&keep)?;
+            if let Some(to) = &drop_to {
+                to.apply()?;
+            }
             Ok(())
         });
     }
@@ -164,9 +253,17 @@ async fn run_async(spec: &Spec) -> Result<Outcome> {
     let status = status.map_err(|e| Error::Sandbox(format!("lost the run: {e}")))?;
     let (stdout, stdout_bytes) = stdout.finish().await;
     let (stderr, stderr_bytes) = stderr.finish().await;
-    let processes_limited = groups.pids || limits::nproc_enforced();
+    let processes_limited = groups.pids || uid != 0;
     let memory_limited = groups.memory;
+    let cpu_limited = groups.cpu;
     groups.remove().await;
+    drop(wrapped);
+    // Every process of the run is gone: nothing races the repair.
+    note_gaps(&folder.repair(), &mut notes);
+    let after = look(&folder, &mut notes);
+    if let Some(lent) = lent {
+        note_gaps(&lent.take_back(), &mut notes);
+    }
     Ok(Outcome {
         exit_code: status.code(),
         signal: status.signal(),
@@ -178,6 +275,11 @@ async fn run_async(spec: &Spec) -> Result<Outcome> {
         elapsed,
         processes_limited,
         memory_limited,
+        cpu_limited,
+        uid,
+        before,
+        after,
+        notes,
     })
 }
 

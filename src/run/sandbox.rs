@@ -1,9 +1,10 @@
 //! The bubblewrap command line: which parts of the machine a run sees, and how.
 
+use std::ffi::CString;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::Path;
-use std::process::Stdio;
 
-use super::Spec;
+use super::{seccomp, Spec};
 use crate::error::{Error, Result};
 
 /// The system folders a program needs, read-only. A link among them (a merged
@@ -44,15 +45,75 @@ const ENV: &[(&str, &str)] = &[
     ("MPLBACKEND", "Agg"),
 ];
 
-/// `spec.argv` wrapped in bwrap.
-pub(super) fn wrap(spec: &Spec) -> Result<Vec<String>> {
+/// The size of the sandbox's /dev/shm, in bytes: /dev itself is read-only.
+pub(super) const SHM_BYTES: u64 = 64 << 20;
+
+/// Where the sources of the sandbox's mounts are shown to bubblewrap when it runs
+/// as the unprivileged uid of a root app: a tmpfs over it in the run's own mount
+/// namespace, so the host's never changes. Any folder every user may search does.
+const STAGE: &str = "/tmp";
+
+/// The uid (and gid) a sandboxed run of a root app runs as: nobody's.
+pub const RUN_UID: u32 = 65534;
+
+/// `spec.argv` wrapped in bwrap, with the descriptors and mounts the wrapping needs.
+pub(super) struct Wrapped {
+    /// The command line.
+    pub argv: Vec<String>,
+    /// Descriptors bwrap must inherit.
+    pub keep: Vec<RawFd>,
+    /// For a root app: the user to run bwrap as and the sources to show it.
+    pub drop_to: Option<DropTo>,
+    _fds: Vec<OwnedFd>,
+}
+
+/// How the child of a root app becomes an unprivileged user before bwrap starts.
+#[derive(Clone)]
+pub(super) struct DropTo {
+    /// The uid and gid.
+    pub uid: u32,
+    /// The gid.
+    pub gid: u32,
+    stage: CString,
+    /// (source path, staged path, whether a folder), mounted in the child.
+    binds: Vec<(CString, CString, bool)>,
+}
+
+/// `spec.argv` wrapped in bwrap: the code sees the run folder at
+/// `spec.dir`, writable, and nothing else of the host's that is writable.
+pub(super) fn wrap(spec: &Spec) -> Result<Wrapped> {
     let bwrap = bwrap_path().ok_or_else(|| Error::Sandbox(NOT_INSTALLED.to_string()))?;
-    let mut args: Vec<String> = [
-        bwrap.as_str(),
+    let fds = seccomp::files()?;
+    let keep: Vec<RawFd> = fds.iter().map(|fd| fd.as_raw_fd()).collect();
+    let root = rustix::process::geteuid().is_root();
+    let mut binds = Vec::new();
+    // A root app's bwrap runs as RUN_UID, which may not search the folders on the
+    // way to the run folder or an interpreter: each source is opened here, as
+    // root, and shown to bwrap at a staged path.
+    let mut source = |path: &Path| -> Result<String> {
+        if !root {
+            return Ok(path.to_string_lossy().into_owned());
+        }
+        let shown = path.display().to_string();
+        let stat = rustix::fs::stat(path).map_err(|e| Error::io(&shown, e))?;
+        let is_dir =
+            rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::Directory;
+        let staged = format!("{STAGE}/{}", binds.len());
+        binds.push((cstring(&path.to_string_lossy())?, cstring(&staged)?, is_dir));
+        Ok(staged)
+    };
+    let dir_source = source(&spec.dir)?;
+    let read_only: Vec<(String, String)> = spec
+        .read_only
+        .iter()
+        .map(|path| Ok((source(path)?, path.to_string_lossy().into_owned())))
+        .collect::<Result<_>>()?;
+    let mut args: Vec<String> = vec![bwrap];
+    let mut push = |parts: &[&str]| args.extend(parts.iter().map(|p| p.to_string()));
+    push(&[
         "--unshare-all",
-        // A user namespace with an unprivileged uid and no capabilities, even when
-        // the app runs as root: nothing inside can remount, mount a cgroup, ptrace
-        // or make a namespace of its own.
+        // A user namespace with an unprivileged uid and no capabilities: nothing
+        // inside can remount, mount a cgroup, ptrace or make a namespace of its own.
         "--unshare-user",
         "--uid",
         "65534",
@@ -65,19 +126,24 @@ pub(super) fn wrap(spec: &Spec) -> Result<Vec<String>> {
         // traced, and when the code ends the kernel ends everything it left.
         "--as-pid-1",
         "--die-with-parent",
+        // No controlling terminal to push input into (CVE-2017-5226).
         "--new-session",
         "--clearenv",
-    ]
-    .map(String::from)
-    .to_vec();
-    let mut push = |parts: &[&str]| args.extend(parts.iter().map(|p| p.to_string()));
+    ]);
+    for fd in &keep {
+        push(&["--add-seccomp-fd", &fd.to_string()]);
+    }
     for (name, value) in ENV {
         push(&["--setenv", name, value]);
     }
     let tmp = spec.limits.tmp_bytes.to_string();
-    push(&[
-        "--proc", "/proc", "--dev", "/dev", "--size", &tmp, "--tmpfs", "/tmp",
-    ]);
+    let shm = SHM_BYTES.to_string();
+    push(&["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev"]);
+    // The kernel lists every key the user may view there, the host's too.
+    push(&["--ro-bind", "/dev/null", "/proc/keys"]);
+    push(&["--ro-bind", "/dev/null", "/proc/key-users"]);
+    push(&["--size", &shm, "--tmpfs", "/dev/shm"]);
+    push(&["--size", &tmp, "--tmpfs", "/tmp"]);
     for path in SYSTEM {
         match std::fs::read_link(path) {
             Ok(target) => push(&["--symlink", &target.to_string_lossy(), path]),
@@ -89,15 +155,124 @@ pub(super) fn wrap(spec: &Spec) -> Result<Vec<String>> {
         push(&["--ro-bind-try", path, path]);
     }
     let dir = spec.dir.to_string_lossy();
-    push(&["--bind", &dir, &dir]);
-    for path in &spec.read_only {
-        let path = path.to_string_lossy();
-        push(&["--ro-bind", &path, &path]);
+    push(&["--bind", &dir_source, &dir]);
+    for (source, path) in &read_only {
+        push(&["--ro-bind", source, path]);
     }
-    // bwrap's own root is a writable tmpfs: only the run folder and /tmp stay writable.
+    // bwrap's own root is a writable tmpfs: only the run folder, /tmp and /dev/shm
+    // stay writable.
     push(&["--remount-ro", "/", "--chdir", &dir, "--"]);
     args.extend(spec.argv.iter().cloned());
-    Ok(args)
+    let drop_to = if root {
+        Some(DropTo {
+            uid: RUN_UID,
+            gid: RUN_UID,
+            stage: cstring(STAGE)?,
+            binds,
+        })
+    } else {
+        None
+    };
+    Ok(Wrapped {
+        argv: args,
+        keep,
+        drop_to,
+        _fds: fds,
+    })
+}
+
+/// "/proc/self/fd/N" NUL-terminated, made without allocating (between fork and exec).
+fn fd_path(fd: libc::c_int) -> [u8; 32] {
+    let mut out = [0u8; 32];
+    let prefix = b"/proc/self/fd/";
+    out[..prefix.len()].copy_from_slice(prefix);
+    let mut digits = [0u8; 12];
+    let (mut n, mut len) = (fd.unsigned_abs(), 0);
+    loop {
+        digits[len] = b'0' + (n % 10) as u8;
+        len += 1;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for i in 0..len {
+        out[prefix.len() + i] = digits[len - 1 - i];
+    }
+    out
+}
+
+fn cstring(s: &str) -> Result<CString> {
+    CString::new(s).map_err(|_| Error::InvalidArgument(format!("{s:?} holds a NUL byte")))
+}
+
+impl DropTo {
+    /// In the child, between fork and exec: a mount namespace of its own with the
+    /// sources staged, then the unprivileged user. Raw system calls only.
+    pub fn apply(&self) -> std::io::Result<()> {
+        let check = |rc: libc::c_int| {
+            if rc == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        };
+        let null = std::ptr::null::<libc::c_char>();
+        // SAFETY: raw system calls on NUL-terminated strings made before the fork.
+        unsafe {
+            check(libc::unshare(libc::CLONE_NEWNS))?;
+            check(libc::mount(
+                null,
+                c"/".as_ptr(),
+                null,
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            ))?;
+            // Opened in the run's own mount namespace, where a bind may come from,
+            // before the tmpfs hides the ones below STAGE.
+            let mut opened = [0 as libc::c_int; 64];
+            if self.binds.len() > opened.len() {
+                return Err(std::io::Error::from_raw_os_error(libc::E2BIG));
+            }
+            for (i, (source, _, _)) in self.binds.iter().enumerate() {
+                opened[i] = libc::open(source.as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
+                if opened[i] < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            check(libc::mount(
+                c"tmpfs".as_ptr(),
+                self.stage.as_ptr(),
+                c"tmpfs".as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV,
+                c"mode=0711,size=1m".as_ptr().cast(),
+            ))?;
+            for (i, (_, target, is_dir)) in self.binds.iter().enumerate() {
+                if *is_dir {
+                    check(libc::mkdir(target.as_ptr(), 0o700))?;
+                } else {
+                    let fd = libc::open(target.as_ptr(), libc::O_CREAT | libc::O_WRONLY, 0o600);
+                    if fd < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    libc::close(fd);
+                }
+                let by_fd = fd_path(opened[i]);
+                check(libc::mount(
+                    by_fd.as_ptr().cast(),
+                    target.as_ptr(),
+                    null,
+                    libc::MS_BIND | libc::MS_REC,
+                    std::ptr::null(),
+                ))?;
+            }
+            let none: *const libc::gid_t = std::ptr::null();
+            check(libc::syscall(libc::SYS_setgroups, 0, none) as libc::c_int)?;
+            check(libc::syscall(libc::SYS_setresgid, self.gid, self.gid, self.gid) as libc::c_int)?;
+            check(libc::syscall(libc::SYS_setresuid, self.uid, self.uid, self.uid) as libc::c_int)?;
+        }
+        Ok(())
+    }
 }
 
 /// bwrap's full path, found on the caller's PATH: bwrap itself starts with an empty
@@ -130,9 +305,15 @@ pub(super) fn plain_env(command: &mut tokio::process::Command) {
     }
 }
 
-/// Why bubblewrap cannot run here, or `None` when it can: tries `true` inside it.
+/// Why bubblewrap cannot run here, or `None` when it can: runs `true` inside it,
+/// in a folder of its own, as a run would.
 pub fn available() -> Option<String> {
-    let dir = std::env::temp_dir();
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("ruby_llm_check_{}_{n}", std::process::id()));
+    if let Err(e) = std::fs::create_dir(&dir) {
+        return Some(format!("cannot make a folder to try bubblewrap in: {e}"));
+    }
     let spec = Spec {
         argv: vec!["true".to_string()],
         dir: dir.clone(),
@@ -140,23 +321,17 @@ pub fn available() -> Option<String> {
         sandbox: true,
         limits: Default::default(),
     };
-    let argv = match wrap(&spec) {
-        Ok(argv) => argv,
-        Err(_) => return Some(NOT_INSTALLED.to_string()),
-    };
-    let out = std::process::Command::new(&argv[0])
-        .args(&argv[1..])
-        .env_clear()
-        .current_dir(&dir)
-        .stdin(Stdio::null())
-        .output();
-    match out {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(NOT_INSTALLED.to_string()),
+    let outcome = super::run(&spec);
+    let _ = std::fs::remove_dir(&dir);
+    match outcome {
+        Err(Error::Sandbox(message)) if message.contains("not installed") => {
+            Some(NOT_INSTALLED.to_string())
+        }
         Err(e) => Some(format!("bubblewrap (bwrap) cannot start: {e}")),
-        Ok(out) if out.status.success() => None,
+        Ok(out) if out.exit_code == Some(0) => None,
         Ok(out) => Some(format!(
             "bubblewrap (bwrap) cannot make a sandbox here: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
+            out.stderr.trim()
         )),
     }
 }

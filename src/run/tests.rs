@@ -144,7 +144,7 @@ fn without_the_sandbox_the_limits_and_timeout_still_hold() {
     let dir = tempfile::tempdir().unwrap();
     let mut spec = spec(dir.path(), "echo $HOME; sleep 30 & sleep 30");
     spec.sandbox = false;
-    spec.limits.timeout = Duration::from_millis(300);
+    spec.limits.timeout = Duration::from_millis(1500);
     let out = run(&spec).unwrap();
     assert!(out.timed_out);
     assert_eq!(out.stdout, "/tmp\n");
@@ -159,4 +159,43 @@ fn a_missing_folder_is_refused_by_name() {
 #[test]
 fn the_sandbox_is_available_here() {
     assert_eq!(sandbox_problem(), None);
+}
+
+#[test]
+fn a_seccomp_filter_holds_and_a_root_app_runs_as_nobody() {
+    use std::os::unix::fs::MetadataExt;
+    let (dir, out) = run_sh(
+        "grep -E '^(Seccomp|NoNewPrivs):' /proc/self/status; touch made; chmod 4755 made; echo $?",
+    );
+    assert!(out.stdout.contains("Seccomp:\t2\n"), "{}", out.stdout);
+    assert!(out.stdout.contains("NoNewPrivs:\t1\n"), "{}", out.stdout);
+    assert!(
+        out.stdout.ends_with("\n1\n"),
+        "{} {}",
+        out.stdout,
+        out.stderr
+    );
+    let app = rustix::process::geteuid().as_raw();
+    assert_eq!(out.uid, if app == 0 { RUN_UID } else { app });
+    let made = fs::metadata(dir.path().join("made")).unwrap();
+    assert_eq!(made.mode() & 0o6000, 0);
+    assert_eq!(made.uid(), app);
+    assert_eq!(out.after.keys().collect::<Vec<_>>(), vec!["made"]);
+}
+
+#[test]
+fn a_run_that_locks_its_folder_leaves_it_usable() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let mode = fs::metadata(dir.path()).unwrap().permissions().mode();
+    let out = run(&spec(
+        dir.path(),
+        "mkdir sub; echo x > sub/f; chmod 0 sub sub/f; chmod 0 .",
+    ))
+    .unwrap();
+    assert_eq!(out.exit_code, Some(0), "{}", out.stderr);
+    assert_eq!(fs::metadata(dir.path()).unwrap().permissions().mode(), mode);
+    assert_eq!(out.after.keys().collect::<Vec<_>>(), vec!["sub/f"]);
+    let again = run(&spec(dir.path(), "cat sub/f")).unwrap();
+    assert_eq!(again.stdout, "x\n");
 }

@@ -1,16 +1,20 @@
-//! Module functions on Native for code runs: `run`, `command`, `sandbox_problem`.
+//! Module functions on Native for code runs: `run`, `command`, `sandbox_problem`,
+//! the mount links, and copy mode's run folders.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use magnus::{function, Error, RHash, RModule, Ruby};
+use magnus::{function, prelude::*, Error, RHash, RModule, Ruby, TryConvert, Value};
 
-use file_store_core::run::{self, mounts, Limits, Spec};
+use file_store_core::run::{self, folder, mounts, Limits, Spec};
 
-use crate::{errors, nogvl::nogvl};
+use crate::{errors, nogvl::nogvl, snapshot::Snapshot};
 
 pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
-    native.define_module_function("run", function!(run_code, 11))?;
+    native.const_set("RUN_UID", run::RUN_UID)?;
+    native.define_module_function("run", function!(run_code, 6))?;
+    native.define_module_function("run_folder_tmpfs", function!(run_folder_tmpfs, 2))?;
+    native.define_module_function("remove_run_folder", function!(remove_run_folder, 1))?;
     native.define_module_function("command", function!(command, 3))?;
     native.define_module_function("sandbox_problem", function!(sandbox_problem, 0))?;
     native.define_module_function("mount_link", function!(mount_link, 3))?;
@@ -18,9 +22,19 @@ pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
     Ok(())
 }
 
-/// Runs `argv` in `dir` with the GVL released and returns a Hash of how it ended.
-/// Positional and thin: `CodeRunner` names and checks the arguments.
-#[allow(clippy::too_many_arguments)]
+/// The limit `name` from `limits`, or `default` when it is not there.
+fn limit<T: TryConvert>(ruby: &Ruby, limits: RHash, name: &str, default: T) -> Result<T, Error> {
+    match limits.get(ruby.to_symbol(name)) {
+        None => Ok(default),
+        Some(value) => T::try_convert(value)
+            .map_err(|e| Error::new(ruby.exception_arg_error(), format!("limit {name}: {e}"))),
+    }
+}
+
+/// Runs `argv` in `dir` with the GVL released and returns a Hash of how it ended,
+/// with the folder's snapshots from before and after. `limits` holds any of
+/// Limits' fields by name. Positional and thin: `CodeRunner` names and checks the
+/// arguments.
 fn run_code(
     ruby: &Ruby,
     argv: Vec<String>,
@@ -28,12 +42,7 @@ fn run_code(
     read_only: Vec<String>,
     sandbox: bool,
     timeout: f64,
-    cpu_seconds: u64,
-    memory_bytes: u64,
-    tmp_bytes: u64,
-    file_bytes: u64,
-    processes: u64,
-    output_bytes: usize,
+    limits: RHash,
 ) -> Result<RHash, Error> {
     if !(timeout.is_finite() && timeout > 0.0) {
         return Err(Error::new(
@@ -41,37 +50,60 @@ fn run_code(
             format!("timeout must be a positive number of seconds, not {timeout}"),
         ));
     }
+    let d = Limits::default();
+    let limits = Limits {
+        timeout: Duration::from_secs_f64(timeout),
+        cpu_seconds: limit(ruby, limits, "cpu_seconds", d.cpu_seconds)?,
+        cpu_percent: limit(ruby, limits, "cpu_percent", d.cpu_percent)?,
+        memory_bytes: limit(ruby, limits, "memory_bytes", d.memory_bytes)?,
+        tmp_bytes: limit(ruby, limits, "tmp_bytes", d.tmp_bytes)?,
+        file_bytes: limit(ruby, limits, "file_bytes", d.file_bytes)?,
+        processes: limit(ruby, limits, "processes", d.processes)?,
+        output_bytes: limit(ruby, limits, "output_bytes", d.output_bytes)?,
+    };
     let spec = Spec {
         argv,
         dir: PathBuf::from(dir),
         read_only: read_only.into_iter().map(PathBuf::from).collect(),
         sandbox,
-        limits: Limits {
-            timeout: Duration::from_secs_f64(timeout),
-            cpu_seconds,
-            memory_bytes,
-            tmp_bytes,
-            file_bytes,
-            processes,
-            output_bytes,
-        },
+        limits,
     };
     let outcome = nogvl(ruby, move || run::run(&spec))?.map_err(|e| errors::map(ruby, e))?;
     let hash = ruby.hash_new();
-    hash.aset(ruby.to_symbol("exit_code"), outcome.exit_code)?;
-    hash.aset(ruby.to_symbol("signal"), outcome.signal)?;
-    hash.aset(ruby.to_symbol("timed_out"), outcome.timed_out)?;
-    hash.aset(ruby.to_symbol("stdout"), outcome.stdout)?;
-    hash.aset(ruby.to_symbol("stderr"), outcome.stderr)?;
-    hash.aset(ruby.to_symbol("stdout_bytes"), outcome.stdout_bytes)?;
-    hash.aset(ruby.to_symbol("stderr_bytes"), outcome.stderr_bytes)?;
-    hash.aset(ruby.to_symbol("seconds"), outcome.elapsed.as_secs_f64())?;
-    hash.aset(
-        ruby.to_symbol("processes_limited"),
-        outcome.processes_limited,
+    let set = |key: &str, value: Value| hash.aset(ruby.to_symbol(key), value);
+    set("exit_code", ruby.into_value(outcome.exit_code))?;
+    set("signal", ruby.into_value(outcome.signal))?;
+    set("timed_out", ruby.into_value(outcome.timed_out))?;
+    set("stdout", ruby.into_value(outcome.stdout))?;
+    set("stderr", ruby.into_value(outcome.stderr))?;
+    set("stdout_bytes", ruby.into_value(outcome.stdout_bytes))?;
+    set("stderr_bytes", ruby.into_value(outcome.stderr_bytes))?;
+    set("seconds", ruby.into_value(outcome.elapsed.as_secs_f64()))?;
+    set(
+        "processes_limited",
+        ruby.into_value(outcome.processes_limited),
     )?;
-    hash.aset(ruby.to_symbol("memory_limited"), outcome.memory_limited)?;
+    set("memory_limited", ruby.into_value(outcome.memory_limited))?;
+    set("cpu_limited", ruby.into_value(outcome.cpu_limited))?;
+    set("uid", ruby.into_value(outcome.uid))?;
+    set("notes", ruby.into_value(outcome.notes))?;
+    set("before", ruby.into_value(Snapshot(outcome.before)))?;
+    set("after", ruby.into_value(Snapshot(outcome.after)))?;
     Ok(hash)
+}
+
+/// Mounts a tmpfs of `bytes` on the empty folder `dir`; false where the app may
+/// not (only root may).
+fn run_folder_tmpfs(ruby: &Ruby, dir: String, bytes: u64) -> Result<bool, Error> {
+    nogvl(ruby, move || {
+        folder::mount_tmpfs(&PathBuf::from(dir), bytes)
+    })?
+    .map_err(|e| errors::map(ruby, e))
+}
+
+/// Removes a copy-mode run folder, however deep, never following a link.
+fn remove_run_folder(ruby: &Ruby, dir: String) -> Result<(), Error> {
+    nogvl(ruby, move || folder::remove(&PathBuf::from(dir)))?.map_err(|e| errors::map(ruby, e))
 }
 
 /// The command line for `code` in `language`, with `interpreter` when given.

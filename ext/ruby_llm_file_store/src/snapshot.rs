@@ -1,4 +1,4 @@
-//! `Native::Snapshot`: the size and mtime of every file in a folder, to compare.
+//! `Native::Snapshot`: the size and times of every file in a folder, to compare.
 
 use std::path::PathBuf;
 
@@ -9,7 +9,7 @@ use file_store_core::snapshot;
 use crate::{errors, nogvl::nogvl};
 
 #[magnus::wrap(class = "RubyLLM::FileStore::Native::Snapshot", free_immediately, size)]
-pub struct Snapshot(snapshot::Snapshot);
+pub struct Snapshot(pub snapshot::Snapshot);
 
 impl Snapshot {
     /// Takes the snapshot of `dir`, with the GVL released.

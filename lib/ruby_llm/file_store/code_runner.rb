@@ -8,11 +8,12 @@ module RubyLLM
     # the store, with nothing to configure:
     #
     # - workspace mode, for a store with a +local_root+ folder: the code runs in the
-    #   folder itself, and a snapshot of sizes and mtimes before and after tells
+    #   folder itself, and a snapshot of sizes and times before and after tells
     #   which files it created, changed or deleted;
     # - copy mode, for every other store: the code runs in an empty temporary folder
-    #   holding copies of the +files+ named, and what it writes or changes is saved
-    #   back to the store. A file it deletes stays in the store.
+    #   (a tmpfs of +folder_bytes+ when the app runs as root) holding copies of the
+    #   +files+ named, and what it writes or changes is saved back to the store. A
+    #   file it deletes stays in the store.
     #
     #   runner = RubyLLM::FileStore::CodeRunner.new(store, python: %w[pandas], timeout: 30)
     #   runner.run(language: "python", code: "print(1)").to_s # => "Exit code 0 in 0.09 s..."
@@ -21,9 +22,11 @@ module RubyLLM
 
       # Limits of each run, overridable with +limits:+.
       DEFAULT_LIMITS = {
-        cpu_seconds: 60, memory_bytes: 2 << 30, tmp_bytes: 256 << 20, file_bytes: 256 << 20, processes: 64,
-        output_bytes: 20_000
+        cpu_seconds: 60, cpu_percent: 100, memory_bytes: 2 << 30, tmp_bytes: 256 << 20, file_bytes: 256 << 20,
+        processes: 64, output_bytes: 20_000, save_bytes: 256 << 20, folder_bytes: 1 << 30
       }.freeze
+      # The limits the native runner takes; the others are the Ruby side's.
+      NATIVE_LIMITS = %i[cpu_seconds cpu_percent memory_bytes tmp_bytes file_bytes processes output_bytes].freeze
 
       attr_reader :store, :languages, :timeout, :mounts, :packages
 
@@ -91,28 +94,30 @@ module RubyLLM
         store.with_lock do
           links = @mounts.link(local_root)
           begin
-            before = Native::Snapshot.take(local_root)
             outcome = execute(language, code, local_root, links.sources)
-            outputs = Outputs.new(store, before, Native::Snapshot.take(local_root))
+            outputs = outputs_of(outcome)
           ensure
             links.remove
           end
           outputs.keep_in_place(store, @on_write)
-          Result.of(outcome, outputs, notes: links.notes)
+          Result.of(outcome, outputs, notes: links.notes + outcome[:notes])
         end
       end
 
       def run_on_copies(language, code, files)
-        Dir.mktmpdir('ruby_llm_run') do |dir|
+        Copies.run_folder(@limits[:folder_bytes]) do |dir|
           Copies.new(store).copy_in(files, dir)
           links = @mounts.link(dir)
-          before = Native::Snapshot.take(dir)
           outcome = execute(language, code, dir, links.sources)
-          outputs = Outputs.new(store, before, Native::Snapshot.take(dir))
+          outputs = outputs_of(outcome)
           links.remove
           saved, failed = Copies.new(store).save_back(dir, outputs, @on_write)
-          Result.of(outcome, outputs, notes: links.notes, saved:, failed:)
+          Result.of(outcome, outputs, notes: links.notes + outcome[:notes], saved:, failed:)
         end
+      end
+
+      def outputs_of(outcome)
+        Outputs.new(store, outcome[:before], outcome[:after], budget: @limits[:save_bytes])
       end
 
       def execute(language, code, dir, mount_sources)
@@ -121,8 +126,7 @@ module RubyLLM
       end
 
       def native_run(argv, dir, read_only)
-        limits = @limits.values_at(:cpu_seconds, :memory_bytes, :tmp_bytes, :file_bytes, :processes, :output_bytes)
-        Native.run(argv, dir, read_only, @sandbox, @timeout.to_f, *limits)
+        Native.run(argv, dir, read_only, @sandbox, @timeout.to_f, @limits.slice(*NATIVE_LIMITS))
       end
 
       def importable?(name)

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require 'fileutils'
+require 'tmpdir'
 
 module RubyLLM
   class FileStore
@@ -8,6 +9,21 @@ module RubyLLM
       # Copy mode's two ends: the named files into the run folder, and what the run
       # wrote back into the store.
       class Copies # :nodoc:
+        # Yields a new, empty run folder (a tmpfs of +bytes+ where the app may mount
+        # one) and removes it after, however deep the code made it. A failure to
+        # remove it must not take the run's result with it, so it is only warned about.
+        def self.run_folder(bytes)
+          dir = Dir.mktmpdir('ruby_llm_run')
+          Native.run_folder_tmpfs(dir, bytes)
+          yield dir
+        ensure
+          begin
+            Native.remove_run_folder(dir) if dir
+          rescue FileStore::Error, SystemCallError => e
+            warn "ruby_llm-file_store: could not remove the run folder #{dir}: #{e.message}"
+          end
+        end
+
         def initialize(store)
           @store = store
         end
@@ -28,12 +44,15 @@ module RubyLLM
         end
 
         # Saves the Outputs' kept files from +dir+ into the store and hands each
-        # StoredFile to +on_write+. Returns [saved paths, notes on what was not saved].
+        # StoredFile to +on_write+, reading at most the Outputs' byte budget in all.
+        # Returns [saved paths, notes on what was not saved].
         def save_back(dir, outputs, on_write)
           saved = []
           notes = []
+          left = outputs.budget
           outputs.kept.each do |path|
-            content = read_back(File.join(dir, path))
+            content = read_back(File.join(dir, path), left, outputs.budget)
+            left -= content.bytesize
             # Written first: a safe-navigation call would skip its argument too.
             file = @store.write(path, content)
             on_write&.call(file)
@@ -50,16 +69,22 @@ module RubyLLM
         private
 
         # The file at +path+, opened without following a link and measured before it
-        # is read: nothing over the store's limit is ever read whole.
-        def read_back(path)
+        # is read: nothing over the store's limit, or over the +left+ of the run's
+        # budget, is ever read whole. The bytes read are what counts, whatever the
+        # file's size says (a sparse file reads as all its zeros).
+        def read_back(path, left, budget)
           File.open(path, File::RDONLY | File::NOFOLLOW) do |file|
             stat = file.stat
             raise ArgumentError, 'not a regular file' unless stat.file?
-            if stat.size > @store.max_file_size
-              raise ArgumentError, "over this store's limit of #{@store.max_file_size} bytes a file"
-            end
 
-            file.binmode.read(@store.max_file_size + 1)
+            max = @store.max_file_size
+            raise ArgumentError, "over this store's limit of #{max} bytes a file" if stat.size > max
+            raise ArgumentError, "past the #{budget} bytes a run may leave in all" if stat.size > left
+
+            content = file.binmode.read([max, left].min + 1) || ''.b
+            raise ArgumentError, "past the #{budget} bytes a run may leave in all" if content.bytesize > left
+
+            content
           end
         end
       end

@@ -6,20 +6,23 @@ module RubyLLM
       # Sorts what a run wrote, from two snapshots, by one policy for both modes:
       # a name the store refuses is reported and left alone; a file over the store's
       # max_file_size (by the size the snapshot took, before anything is read) is not
-      # kept; the rest are the run's files. Every list is cut at LISTED names, and
-      # after_file_write is called for the listed ones only.
+      # kept; files past the run's byte budget (+budget+, all kept files together, in
+      # path order) are not kept either; the rest are the run's files. Every list is
+      # cut at LISTED names, and after_file_write is called for the listed ones only.
       class Outputs # :nodoc:
         LISTED = 100
 
-        attr_reader :created, :changed, :deleted, :refused, :oversized
+        attr_reader :created, :changed, :deleted, :refused, :oversized, :over_budget, :budget
 
-        def initialize(store, before, after)
+        def initialize(store, before, after, budget:)
           created, changed, @deleted, unnamed = before.changes(after)
           @max = store.max_file_size
+          @budget = budget
           @refused = unnamed + (created + changed).reject { |path| storable?(path) }
           @oversized = (created + changed - @refused).select { |path| after.size(path).to_i > @max }
-          @created = created - @refused - @oversized
-          @changed = changed - @refused - @oversized
+          @over_budget = past_budget((created + changed - @refused - @oversized).sort, after)
+          @created = created - @refused - @oversized - @over_budget
+          @changed = changed - @refused - @oversized - @over_budget
         end
 
         # The created and changed files to keep, at most LISTED of them.
@@ -27,10 +30,10 @@ module RubyLLM
           (created + changed).first(LISTED)
         end
 
-        # Workspace mode: removes the files over the limit, as copy mode does not save
-        # them, and hands the listed ones to +on_write+.
+        # Workspace mode: removes the files over the limits, as copy mode does not
+        # save them, and hands the listed ones to +on_write+.
         def keep_in_place(store, on_write)
-          oversized.each { |path| store.delete(path) }
+          (oversized + over_budget).each { |path| store.delete(path) }
           kept.each { |path| (file = store[path]) && on_write&.call(file) }
         end
 
@@ -42,7 +45,8 @@ module RubyLLM
           fate = removed ? 'removed' : 'not saved'
           [note(refused, 'Names the chat\'s files cannot hold (control characters, a backslash, not UTF-8), ' \
                          'left out: '),
-           note(oversized, "Over this store's limit of #{@max} bytes a file, so #{fate}: ")].compact
+           note(oversized, "Over this store's limit of #{@max} bytes a file, so #{fate}: "),
+           note(over_budget, "Past the #{@budget} bytes a run may leave in all, so #{fate}: ")].compact
         end
 
         # "a, b, c and 5 more" for +paths+ cut at LISTED.
@@ -52,6 +56,15 @@ module RubyLLM
         end
 
         private
+
+        # The paths past the budget, taking each file's size in turn.
+        def past_budget(paths, after)
+          left = @budget
+          paths.reject do |path|
+            size = after.size(path).to_i
+            (left -= size) >= 0 if size <= left
+          end
+        end
 
         def note(paths, lead)
           "#{lead}#{Outputs.join(paths.map(&:inspect))}." if paths.any?

@@ -1,0 +1,174 @@
+//! Copy mode's run folders: made on a tmpfs of their own where the app may mount
+//! one (root), so a run fills at most its size; removed relative to descriptors,
+//! so no depth of folders (past PATH_MAX) and no link the code left stops it.
+
+use std::ffi::CString;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::path::Path;
+
+use rustix::fs::{AtFlags, FileType, Mode};
+use rustix::io::Errno;
+
+use crate::error::{Error, Result};
+use crate::tree::{DIR_FLAGS, MAX_DEPTH};
+
+/// Mounts a tmpfs of `bytes` on the folder `dir` (nosuid, nodev, private to root
+/// until a run is lent it). Returns whether it could: only root may.
+pub fn mount_tmpfs(dir: &Path, bytes: u64) -> Result<bool> {
+    if !rustix::process::geteuid().is_root() {
+        return Ok(false);
+    }
+    let target = CString::new(dir.as_os_str().as_encoded_bytes())
+        .map_err(|_| Error::InvalidArgument(format!("{} holds a NUL byte", dir.display())))?;
+    let options = CString::new(format!("size={bytes},mode=0700")).expect("no NUL in digits");
+    // SAFETY: NUL-terminated strings that live across the call.
+    let rc = unsafe {
+        libc::mount(
+            c"tmpfs".as_ptr(),
+            target.as_ptr(),
+            c"tmpfs".as_ptr(),
+            libc::MS_NOSUID | libc::MS_NODEV,
+            options.as_ptr().cast(),
+        )
+    };
+    Ok(rc == 0)
+}
+
+/// Removes the folder `dir` and everything in it: a tmpfs on it is detached, and
+/// the rest is removed one name at a time relative to its folder's descriptor.
+/// Nothing behind a link is touched.
+pub fn remove(dir: &Path) -> Result<()> {
+    let shown = dir.display().to_string();
+    let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else {
+        return Err(Error::InvalidArgument(format!(
+            "{shown} is not a folder to remove"
+        )));
+    };
+    if let Ok(target) = CString::new(dir.as_os_str().as_encoded_bytes()) {
+        // A tmpfs of mount_tmpfs: detached, its pages freed. Not one: EINVAL.
+        // SAFETY: a NUL-terminated string.
+        unsafe { libc::umount2(target.as_ptr(), libc::MNT_DETACH | libc::UMOUNT_NOFOLLOW) };
+    }
+    let parent =
+        rustix::fs::open(parent, DIR_FLAGS, Mode::empty()).map_err(|e| Error::io(&shown, e))?;
+    remove_at(
+        parent.as_fd(),
+        &CString::new(name.as_encoded_bytes()).expect("a file name"),
+    )
+    .map_err(|e| Error::io(&shown, e))
+}
+
+/// Removes `name` in `parent`, a folder with all below it or anything else.
+fn remove_at(parent: BorrowedFd<'_>, name: &CString) -> std::result::Result<(), Errno> {
+    let root = match open_dir(parent, name) {
+        Ok(fd) => fd,
+        Err(Errno::NOENT) => return Ok(()),
+        Err(Errno::NOTDIR | Errno::LOOP) => {
+            return rustix::fs::unlinkat(parent, name, AtFlags::empty())
+        }
+        Err(e) => return Err(e),
+    };
+    // Folders deeper than MAX_DEPTH are moved up into the root, and the emptying
+    // starts again, until nothing was moved.
+    let mut moved = 0u64;
+    while empty(root.as_fd(), &mut moved)? {}
+    rustix::fs::unlinkat(parent, name, AtFlags::REMOVEDIR)
+}
+
+/// Opens a folder to empty it, giving its owner access first if a run took it.
+fn open_dir(parent: BorrowedFd<'_>, name: &CString) -> std::result::Result<OwnedFd, Errno> {
+    match rustix::fs::openat(parent, name, DIR_FLAGS, Mode::empty()) {
+        Err(Errno::ACCESS) => {
+            rustix::fs::chmodat(parent, name, Mode::from_raw_mode(0o700), AtFlags::empty())?;
+            rustix::fs::openat(parent, name, DIR_FLAGS, Mode::empty())
+        }
+        other => other,
+    }
+}
+
+/// Removes everything below `root` down to MAX_DEPTH; returns whether a deeper
+/// folder was moved up into `root` instead, to be emptied on the next pass.
+fn empty(root: BorrowedFd<'_>, moved: &mut u64) -> std::result::Result<bool, Errno> {
+    let mut again = false;
+    // (folder, its name in the folder above, names left in it)
+    let first = rustix::fs::openat(root, ".", DIR_FLAGS, Mode::empty())?;
+    let names = names_in(&first)?;
+    let mut stack: Vec<(OwnedFd, Option<CString>, Vec<CString>)> = vec![(first, None, names)];
+    while !stack.is_empty() {
+        let depth = stack.len();
+        let (fd, _, names) = stack.last_mut().expect("the stack is not empty");
+        let Some(name) = names.pop() else {
+            let (_, own, _) = stack.pop().expect("the loop saw it");
+            if let (Some(own), Some((above, _, _))) = (own, stack.last()) {
+                rustix::fs::unlinkat(above.as_fd(), &own, AtFlags::REMOVEDIR)?;
+            }
+            continue;
+        };
+        let kind = match rustix::fs::statat(fd.as_fd(), &name, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(stat) => FileType::from_raw_mode(stat.st_mode),
+            Err(Errno::NOENT) => continue,
+            Err(e) => return Err(e),
+        };
+        if kind != FileType::Directory {
+            rustix::fs::unlinkat(fd.as_fd(), &name, AtFlags::empty())?;
+            continue;
+        }
+        if depth >= MAX_DEPTH {
+            *moved += 1;
+            let fresh = CString::new(format!(".ruby_llm_deep_{moved}")).expect("no NUL");
+            rustix::fs::renameat(fd.as_fd(), &name, root, &fresh)?;
+            again = true;
+            continue;
+        }
+        let child = open_dir(fd.as_fd(), &name)?;
+        let below = names_in(&child)?;
+        stack.push((child, Some(name), below));
+    }
+    Ok(again)
+}
+
+fn names_in(fd: &OwnedFd) -> std::result::Result<Vec<CString>, Errno> {
+    let mut found = Vec::new();
+    for item in rustix::fs::Dir::read_from(fd)? {
+        let item = item?;
+        let name = item.file_name();
+        if name.to_bytes() != b"." && name.to_bytes() != b".." {
+            found.push(name.to_owned());
+        }
+    }
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    #[test]
+    fn removes_a_chain_longer_than_path_max_and_leaves_what_links_point_at() {
+        let base = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("keep.txt"), "x").unwrap();
+        let dir = base.path().join("run");
+        fs::create_dir(&dir).unwrap();
+        // 3,000 levels of "dd": 9,000 bytes of path, made relative to each folder.
+        let mut fd = rustix::fs::open(&dir, DIR_FLAGS, Mode::empty()).unwrap();
+        for _ in 0..3000 {
+            rustix::fs::mkdirat(&fd, "dd", Mode::from_raw_mode(0o755)).unwrap();
+            fd = rustix::fs::openat(&fd, "dd", DIR_FLAGS, Mode::empty()).unwrap();
+        }
+        rustix::fs::symlinkat(outside.path(), &fd, "out").unwrap();
+        rustix::fs::chmodat(&fd, ".", Mode::empty(), AtFlags::empty()).unwrap();
+        drop(fd);
+        std::os::unix::fs::symlink(outside.path(), dir.join("top-link")).unwrap();
+        remove(&dir).unwrap();
+        assert!(!dir.exists());
+        assert!(outside.path().join("keep.txt").exists());
+    }
+
+    #[test]
+    fn a_missing_folder_is_removed_already() {
+        let base = tempfile::tempdir().unwrap();
+        remove(&base.path().join("gone")).unwrap();
+    }
+}
