@@ -86,7 +86,9 @@ module RubyLLM
 
         in_use = ::ActiveStorage::Attachment.where(blob_id: blob.id).select(:blob_id)
         deleted = ChatLock.writing(self) { ::ActiveStorage::Blob.where(id: blob.id).where.not(id: in_use).delete_all }
-        blob.delete if deleted.positive?
+        # A blob whose row is gone already (rolled back with the write that made it)
+        # still has its file on the service.
+        blob.delete if deleted.positive? || !::ActiveStorage::Blob.exists?(blob.id)
       rescue ::ActiveRecord::InvalidForeignKey
         # A row of Active Storage's points at it (a variant's): its own purge removes
         # those, and does nothing if the blob was attached meanwhile.
