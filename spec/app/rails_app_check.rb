@@ -69,7 +69,7 @@ RSpec.shared_examples 'a generated Rails application' do |rails, acronym:, acts_
     FileUtils.cp(File.join(files, 'chat_files_controller.rb'), File.join(@app.dir, 'app/controllers'))
     FileUtils.cp(File.join(files, 'show.html.erb'), File.join(@app.dir, 'app/views/chat_files'))
     FileUtils.cp(File.join(files, 'exercise_files.rb'), File.join(@app.dir, 'script.rb'))
-    FileUtils.cp(File.join(files, 'ask_with_file.rb'), File.join(@app.dir, 'ask_with_file.rb')) if acts_as_chat
+    %w[ask_with_file.rb checks.rb].each { |file| FileUtils.cp(File.join(files, file), @app.dir) } if acts_as_chat
     routes = File.join(@app.dir, 'config/routes.rb')
     File.write(routes, File.read(routes).sub(/draw do\n/, "\\0  get \"chats/:id/files\" => \"chat_files#show\"\n"))
 
@@ -129,7 +129,7 @@ RSpec.shared_examples 'a generated Rails application' do |rails, acronym:, acts_
       expect(@app116.run!('bin/rails', 'generate', 'ruby_llm_file_store:upgrade'))
         .to match(%r{create\s+db/migrate/\d+_create_ruby_llm_chat_files\.rb})
       expect(@app116.run!('bin/rails', 'db:migrate')).to include('CreateRubyLlmChatFiles: migrated')
-      FileUtils.cp(File.join(files, 'ask_with_file.rb'), @app116.dir)
+      %w[ask_with_file.rb checks.rb].each { |file| FileUtils.cp(File.join(files, file), @app116.dir) }
       output = @app116.run!('bin/rails', 'runner', 'ask_with_file.rb', env: { 'SCRIPTED_LLM_SERVER' => server_script })
       expect(output).to include('/ruby_llm-1.16/ruby_llm/lib/ruby_llm/chat.rb), Rails 7.2', 'all checks passed')
       expect(output).not_to include('FAIL')

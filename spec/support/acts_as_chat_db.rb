@@ -135,6 +135,20 @@ module ActsAsChatDB
   end
 end
 
+# A scripted provider-compatible server for the example, and a RubyLLM.context pointed
+# at it for the chat records.
+RSpec.shared_context 'a scripted server for chat records' do
+  include ScriptedLLMServer::Helpers
+
+  let(:server) { ScriptedLLMServer.start }
+  let(:context) do
+    scripted = server
+    RubyLLM.context { |config| scripted.point(config) }
+  end
+
+  after { server.stop }
+end
+
 RSpec.configure do |config|
   config.before(:context, :acts_as_chat) do
     skip 'needs ruby_llm: set RUBY_LLM_PATH to a folder of ruby_llm and its dependencies' unless

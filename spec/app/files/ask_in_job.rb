@@ -10,12 +10,9 @@
 # SCRIPTED_LLM_SERVER names spec/support/scripted_llm_server.rb, PDF a PDF, both in the checkout.
 require 'json'
 require ENV.fetch('SCRIPTED_LLM_SERVER')
+require_relative 'checks'
 
-failures = []
-check = lambda do |label, ok, detail = nil|
-  puts "#{ok ? 'ok  ' : 'FAIL'} #{label}#{" (#{detail})" if detail && !ok}"
-  failures << label unless ok
-end
+check = Checks.new
 helpers = Object.new.extend(ScriptedLLMServer::Helpers)
 first_question = lambda do |body|
   helpers.text_of((body['messages'] || body['input']).find { |item| item['role'] == 'user' }['content'])
@@ -76,5 +73,4 @@ check.call('chat.destroy leaves no blob behind, once the purge jobs ran', blobs.
            "#{blobs.call - blobs_before} left")
 server.stop
 
-puts failures.empty? ? 'all checks passed' : "#{failures.size} check(s) failed"
-exit(1) unless failures.empty?
+check.finish!

@@ -7,18 +7,11 @@ require 'json'
 # attachment and its chat file share one blob, an owner's files stay the owner's, and
 # chat.destroy leaves no blob behind.
 RSpec.describe 'acts_as_chat with a declared store', :acts_as_chat, :rails, :ruby_llm do
-  include ScriptedLLMServer::Helpers
+  include_context 'a scripted server for chat records'
 
-  let(:server) { ScriptedLLMServer.start }
-  let(:context) do
-    scripted = server
-    RubyLLM.context { |config| scripted.point(config) }
-  end
   let(:dana) { User.create!(name: "Dana #{SecureRandom.hex(4)}") }
   let(:pdf_path) { File.expand_path('../../fixtures/documents/report.pdf', __dir__) }
   let(:pdf) { File.binread(pdf_path) }
-
-  after { server.stop }
 
   # A Chat model of the application's, declaring the store of its records.
   def chat_class(&declaration)
@@ -50,16 +43,6 @@ RSpec.describe 'acts_as_chat with a declared store', :acts_as_chat, :rails, :rub
 
   def message_blobs(chat)
     chat.conversation_messages.flat_map { |message| message.attachments.map(&:blob) }
-  end
-
-  # Active Storage's purge jobs, performed as a job adapter would (the specs enqueue
-  # jobs with the test adapter, which performs none).
-  def perform_enqueued_jobs
-    adapter = ActiveJob::Base.queue_adapter
-    until adapter.enqueued_jobs.empty?
-      job = adapter.enqueued_jobs.shift
-      ActiveJob::Base.execute(job.stringify_keys.merge('job_class' => job[:job].name))
-    end
   end
 
   it 'gives every record of the class its store, with the declared owner, on a record loaded afresh' do
@@ -145,7 +128,7 @@ RSpec.describe 'acts_as_chat with a declared store', :acts_as_chat, :rails, :rub
     server.script(ScriptedLLMServer.text('Seen.'), ScriptedLLMServer.text('Seen too.'))
     notes = File.join(Dir.mktmpdir, 'notes.txt')
     File.write(notes, "Notes\n")
-    perform_enqueued_jobs
+    ActiveStorageJobs.perform_enqueued
     blobs_before = ActiveStorage::Blob.count
     chat = create_chat(klass)
     found(klass, chat).ask('Read these', with: [pdf_path, notes])
@@ -155,7 +138,7 @@ RSpec.describe 'acts_as_chat with a declared store', :acts_as_chat, :rails, :rub
     keys = ActiveStorage::Blob.order(:id).last(3).map(&:key)
 
     klass.find(chat.id).destroy
-    perform_enqueued_jobs
+    ActiveStorageJobs.perform_enqueued
 
     expect(ActiveStorage::Blob.count).to eq(blobs_before)
     expect(keys.map { |key| ActiveStorage::Blob.service.exist?(key) }).to eq([false, false, false])

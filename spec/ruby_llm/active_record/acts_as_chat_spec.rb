@@ -1,19 +1,12 @@
 # frozen_string_literal: true
 
 RSpec.describe 'acts_as_chat with files', :acts_as_chat, :rails, :ruby_llm do
-  include ScriptedLLMServer::Helpers
+  include_context 'a scripted server for chat records'
 
-  let(:server) { ScriptedLLMServer.start }
-  let(:context) do
-    scripted = server
-    RubyLLM.context { |config| scripted.point(config) }
-  end
   let(:conversation) do
     Conversation.create!(model: ScriptedLLMServer::MODEL, provider: :openai, assume_model_exists: true, context:)
   end
   let(:dana) { User.create!(name: 'Dana') }
-
-  after { server.stop }
 
   def rows_of(chat)
     RubyLLM::ActiveRecord::ChatFile.where(chat_type: 'Conversation', chat_id: chat.id)

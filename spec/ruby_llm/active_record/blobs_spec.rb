@@ -89,18 +89,8 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore blobs', :rails do
     expect(unattached_blobs).to eq(before)
   end
 
-  # Active Storage's purge jobs, performed as a job adapter would (the specs' test
-  # adapter performs none).
-  def perform_enqueued_jobs
-    adapter = ActiveJob::Base.queue_adapter
-    until adapter.enqueued_jobs.empty?
-      job = adapter.enqueued_jobs.shift
-      ActiveJob::Base.execute(job.stringify_keys.merge('job_class' => job[:job].name))
-    end
-  end
-
   it "leaves as many blobs as before once a chat whose files share its messages' blobs is destroyed" do
-    perform_enqueued_jobs
+    ActiveStorageJobs.perform_enqueued
     before = ActiveStorage::Blob.count
     keys = Array.new(2) do |i|
       message = message_with_attachment(chat, "#{pdf}#{i}")
@@ -111,7 +101,7 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore blobs', :rails do
     expect(ActiveStorage::Blob.count - before).to eq(3)
 
     Chat.find(chat.id).destroy
-    perform_enqueued_jobs
+    ActiveStorageJobs.perform_enqueued
 
     expect(ActiveStorage::Blob.count).to eq(before)
     expect(keys.map { |key| ActiveStorage::Blob.service.exist?(key) }).to eq([false, false])
