@@ -19,6 +19,7 @@ module ActsAsChatDB
     else
       create_tables
       define_models
+      ActsAsChatDB::MariaDB.declare_json
     end
     @set_up = true
   end
