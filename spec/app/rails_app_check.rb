@@ -17,6 +17,22 @@ require_relative 'support/rails_app'
 RSpec.shared_examples 'a generated Rails application' do |rails, acronym:, acts_as_chat:|
   files = File.join(__dir__, 'files')
   server_script = File.expand_path('../support/scripted_llm_server.rb', __dir__)
+  job_env = { 'SCRIPTED_LLM_SERVER' => server_script,
+              'PDF' => File.expand_path('../fixtures/documents/report.pdf', __dir__) }
+
+  # The chat model declares its store, with each chat's user as the owner (a column the
+  # application adds with a migration of its own), and ruby_llm's chat UI job.
+  declare_store = lambda do |app|
+    app.run!('bin/rails', 'generate', 'migration', 'AddUserIdToChats', 'user_id:integer')
+    chat_model = File.join(app.dir, 'app/models/chat.rb')
+    File.write(chat_model, File.read(chat_model).sub(/^end/, <<~RUBY.chomp))
+        belongs_to :user, optional: true
+        file_store owner: -> { user }, spill_to_file: 20_000
+      end
+    RUBY
+    FileUtils.cp(File.join(files, 'chat_response_job.rb'), File.join(app.dir, 'app/jobs'))
+    FileUtils.cp(File.join(files, 'ask_in_job.rb'), app.dir)
+  end
 
   before(:context) do
     @base = Dir.mktmpdir('ruby_llm_file_store_app')
@@ -41,6 +57,7 @@ RSpec.shared_examples 'a generated Rails application' do |rails, acronym:, acts_
     step.call('bin/rails', 'generate', 'ruby_llm_file_store:install')
     step.call('bin/rails', 'generate', 'model', 'Chat', 'title:string') unless acts_as_chat
     step.call('bin/rails', 'generate', 'model', 'User', 'name:string')
+    declare_store.call(@app) if acts_as_chat
     step.call('bin/rails', 'db:migrate')
     step.call('bin/rails', 'generate', 'ruby_llm_file_store:chat_ui')
 
@@ -52,7 +69,7 @@ RSpec.shared_examples 'a generated Rails application' do |rails, acronym:, acts_
     FileUtils.cp(File.join(files, 'chat_files_controller.rb'), File.join(@app.dir, 'app/controllers'))
     FileUtils.cp(File.join(files, 'show.html.erb'), File.join(@app.dir, 'app/views/chat_files'))
     FileUtils.cp(File.join(files, 'exercise_files.rb'), File.join(@app.dir, 'script.rb'))
-    FileUtils.cp(File.join(files, 'ask_with_file.rb'), File.join(@app.dir, 'ask_with_file.rb')) if acts_as_chat
+    %w[ask_with_file.rb checks.rb].each { |file| FileUtils.cp(File.join(files, file), @app.dir) } if acts_as_chat
     routes = File.join(@app.dir, 'config/routes.rb')
     File.write(routes, File.read(routes).sub(/draw do\n/, "\\0  get \"chats/:id/files\" => \"chat_files#show\"\n"))
 
@@ -95,19 +112,31 @@ RSpec.shared_examples 'a generated Rails application' do |rails, acronym:, acts_
       expect(output).not_to include('FAIL')
     end
 
+    it "answers ruby_llm's ChatResponseJob (Chat.find(id).ask), performed now and on :async, from the declared store" do
+      output = @app.run!('bin/rails', 'runner', 'ask_in_job.rb', env: job_env)
+      expect(output).to include('/ruby_llm-main/ruby_llm/lib/ruby_llm/chat.rb), Rails 7.2.',
+                                'jobs on ActiveJob::QueueAdapters::AsyncAdapter', 'all checks passed')
+      expect(output).not_to include('FAIL')
+    end
+
     # An application already on ruby_llm 1.16.0 that adds the gem: the upgrade generator.
     it 'does the same on ruby_llm 1.16.0, in a copy of the application, added with the upgrade generator',
        if: RailsApp.kit?('ruby_llm-1.16') do
       @app116.run!('bin/rails', 'generate', 'ruby_llm:install')
       @app116.run!('bin/rails', 'generate', 'model', 'User', 'name:string')
+      declare_store.call(@app116)
       expect(@app116.run!('bin/rails', 'db:migrate')).to include('CreateChats: migrated')
       expect(@app116.run!('bin/rails', 'generate', 'ruby_llm_file_store:upgrade'))
         .to match(%r{create\s+db/migrate/\d+_create_ruby_llm_chat_files\.rb})
       expect(@app116.run!('bin/rails', 'db:migrate')).to include('CreateRubyLlmChatFiles: migrated')
-      FileUtils.cp(File.join(files, 'ask_with_file.rb'), @app116.dir)
+      %w[ask_with_file.rb checks.rb].each { |file| FileUtils.cp(File.join(files, file), @app116.dir) }
       output = @app116.run!('bin/rails', 'runner', 'ask_with_file.rb', env: { 'SCRIPTED_LLM_SERVER' => server_script })
       expect(output).to include('/ruby_llm-1.16/ruby_llm/lib/ruby_llm/chat.rb), Rails 7.2', 'all checks passed')
       expect(output).not_to include('FAIL')
+      job = @app116.run!('bin/rails', 'runner', 'ask_in_job.rb', env: job_env)
+      expect(job).to include('/ruby_llm-1.16/ruby_llm/lib/ruby_llm/chat.rb), Rails 7.2.',
+                             'jobs on ActiveJob::QueueAdapters::AsyncAdapter', 'all checks passed')
+      expect(job).not_to include('FAIL')
     end
   end
 

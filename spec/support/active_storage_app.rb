@@ -9,7 +9,9 @@ module ActiveStorageApp
 
   def autoload
     app = File.expand_path('../../app', $LOAD_PATH.resolve_feature_path('active_storage').last)
-    return ActiveSupport::Dependencies.autoload_paths << File.join(app, 'models') if ActiveSupport::VERSION::MAJOR < 7
+    if ActiveSupport::VERSION::MAJOR < 7
+      return ActiveSupport::Dependencies.autoload_paths.push(*%w[models jobs].map { |folder| File.join(app, folder) })
+    end
 
     # The engine's isolate_namespace gives the models their table names.
     ActiveStorage.define_singleton_method(:table_name_prefix) { 'active_storage_' }

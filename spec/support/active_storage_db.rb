@@ -67,9 +67,18 @@ module ActiveStorageDB
     ActiveRecord::Base.include(ActiveStorage::Reflection::ActiveRecordExtensions)
     ActiveRecord::Reflection.singleton_class.prepend(ActiveStorage::Reflection::ReflectionExtension)
     ActiveStorage.verifier = ActiveSupport::MessageVerifier.new('ruby_llm-file_store specs')
+    global_ids
     quiet_jobs
     ActiveStorage::Blob.services = ActiveStorage::Service::Registry.new(test: ActiveStorageServers.service_configuration(blob_root))
     ActiveStorage::Blob.service = ActiveStorage::Blob.services.fetch(:test)
+  end
+
+  # Records passed to jobs (a blob to purge) by their GlobalID, as Active Job's railtie
+  # sets it up in an application.
+  def global_ids
+    require 'global_id'
+    GlobalID.app ||= 'ruby-llm-file-store-specs'
+    ActiveRecord::Base.include(GlobalID::Identification)
   end
 
   # Jobs (blob analysis) are enqueued and left, as a test adapter does; no logs.

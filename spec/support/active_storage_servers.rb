@@ -18,8 +18,10 @@ module ActiveStorageServers
 
   def drop_tables
     connection = ActiveRecord::Base.connection
-    %w[ruby_llm_chat_files active_storage_variant_records active_storage_attachments active_storage_blobs
-       messages chats users teams].each { |table| connection.drop_table(table, if_exists: true) }
+    # The acts_as_chat specs' tables (ActsAsChatDB) first, for their foreign keys.
+    %w[conversation_messages conversations ruby_llm_tool_calls ruby_llm_usages ruby_llm_models
+       ruby_llm_chat_files ruby_llm_chat_files_waiting active_storage_variant_records active_storage_attachments
+       active_storage_blobs messages chats users teams].each { |table| connection.drop_table(table, if_exists: true) }
   end
 
   def service_configuration(blob_root)

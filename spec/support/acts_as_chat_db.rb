@@ -19,6 +19,7 @@ module ActsAsChatDB
     else
       create_tables
       define_models
+      ActsAsChatDB::MariaDB.declare_json
     end
     @set_up = true
   end
@@ -133,6 +134,20 @@ module ActsAsChatDB
       preload(*@backported)
     end
   end
+end
+
+# A scripted provider-compatible server for the example, and a RubyLLM.context pointed
+# at it for the chat records.
+RSpec.shared_context 'a scripted server for chat records' do
+  include ScriptedLLMServer::Helpers
+
+  let(:server) { ScriptedLLMServer.start }
+  let(:context) do
+    scripted = server
+    RubyLLM.context { |config| scripted.point(config) }
+  end
+
+  after { server.stop }
 end
 
 RSpec.configure do |config|

@@ -75,24 +75,41 @@ module RubyLLM
         StoredFile.new(path:, byte_size:, content_type:, digest:, updated_at:)
       end
 
-      # Purges +blob+ unless an attachment still uses it: the row goes in a transaction
-      # that takes the write lock first (see ChatLock.write_lock), the file on the
-      # service after it commits.
+      # Purges +blob+ unless an attachment still uses it: one statement deletes the
+      # row only where no attachment points at it, so the check and the delete are one
+      # step on every database without a transaction held around them (on SQLite, a
+      # transaction open here made Active Storage's own purge jobs, whose deferred
+      # transactions read before they write, fail with SQLite3::BusyException), then
+      # the file goes from the service.
       def self.purge_if_unused(blob)
         return unless blob
 
-        destroyed = ChatLock.writing(self) do
-          transaction do
-            ChatLock.write_lock(self)
-            next false if ::ActiveStorage::Attachment.exists?(blob_id: blob.id)
-
-            blob.destroy
-            true
-          end
-        end
-        blob.delete if destroyed
+        in_use = ::ActiveStorage::Attachment.where(blob_id: blob.id).select(:blob_id)
+        deleted = ChatLock.writing(self) { ::ActiveStorage::Blob.where(id: blob.id).where.not(id: in_use).delete_all }
+        # A blob whose row is gone already (rolled back with the write that made it)
+        # still has its file on the service.
+        blob.delete if deleted.positive? || !::ActiveStorage::Blob.exists?(blob.id)
       rescue ::ActiveRecord::InvalidForeignKey
-        nil # attached meanwhile, so in use after all
+        # A row of Active Storage's points at it (a variant's): its own purge removes
+        # those, and does nothing if the blob was attached meanwhile.
+        blob.purge
+      end
+
+      # Raises RubyLLM::ConfigurationError, naming the generators to run, unless the
+      # table exists. Once it does, it is not asked again.
+      def self.require_table!
+        return if table_ready?
+
+        raise RubyLLM::ConfigurationError,
+              "The table #{table_name} does not exist yet: run bin/rails generate ruby_llm_file_store:install " \
+              '(ruby_llm_file_store:upgrade in an application that has ruby_llm\'s tables already), ' \
+              'then bin/rails db:migrate'
+      end
+
+      # Whether the table exists, asked of the database until it does (a missing table
+      # is not remembered, so a migration run meanwhile is seen).
+      def self.table_ready?
+        @table_ready ||= connection_pool.with_connection { |connection| connection.table_exists?(table_name) }
       end
 
       private

@@ -11,6 +11,9 @@ module RubyLLM
     #   chat.ruby_llm_chat_files.shared.with_attached_file # the rows, for views
     #   chat.destroy                                       # destroys them too
     #
+    # Until the table's migration has run, a chat is destroyed as it was without the
+    # gem: there are no files to destroy.
+    #
     # A store adds it to its chat's class when the class lacks it, so any record can be
     # a chat; declare it in the model so that a chat destroyed before any store was
     # built in the process takes its files with it too. acts_as_chat declares it.
@@ -28,7 +31,18 @@ module RubyLLM
           next if klass.reflect_on_association(:ruby_llm_chat_files)
 
           klass.has_many :ruby_llm_chat_files, as: :chat, class_name: 'RubyLLM::ActiveRecord::ChatFile',
-                                               dependent: :destroy, inverse_of: :chat
+                                               inverse_of: :chat
+          klass.before_destroy(:destroy_ruby_llm_chat_files)
+          klass.include(Destroying)
+        end
+      end
+
+      # What <tt>dependent: :destroy</tt> would do, once the table exists.
+      module Destroying
+        private
+
+        def destroy_ruby_llm_chat_files
+          ruby_llm_chat_files.destroy_all if RubyLLM::ActiveRecord::ChatFile.table_ready?
         end
       end
     end

@@ -4,6 +4,7 @@ RubyLLM::FileStore.require_active_storage!('RubyLLM::ActiveRecord::FileStore')
 
 require_relative 'chat_file'
 require_relative 'chat_files'
+require_relative 'attachment_source'
 require_relative 'chat_lock'
 require_relative 'sqlite_wait'
 require_relative 'upload'
@@ -41,6 +42,7 @@ module RubyLLM
         @view = View.new(@chat, [ChatFile.key_for(@owner), ''].uniq)
         self.max_file_size = max_file_size
         ChatFiles.add_to(@chat.class)
+        ChatFile.require_table!
       end
 
       def list(prefix = nil) # :nodoc:
@@ -112,6 +114,13 @@ module RubyLLM
         # Under the lock, so a file replaced meanwhile does not get the old text.
         with_lock { text_row(file)&.keep_text(text) }
         text
+      end
+
+      # What this store keeps for an attachment of the conversation, given its +bytes+
+      # and their SHA-256 +digest+: the blob of the chat's message that holds them, to
+      # share; +bytes+; or nil for another owner's file (see AttachmentSource).
+      def attachment_content(bytes, digest) # :nodoc:
+        db { AttachmentSource.new(@chat, @owner).content(bytes, digest) }
       end
 
       def inspect # :nodoc:

@@ -9,12 +9,9 @@
 require 'json'
 require 'tmpdir'
 require ENV.fetch('SCRIPTED_LLM_SERVER')
+require_relative 'checks'
 
-failures = []
-check = lambda do |label, ok, detail = nil|
-  puts "#{ok ? 'ok  ' : 'FAIL'} #{label}#{" (#{detail})" if detail && !ok}"
-  failures << label unless ok
-end
+check = Checks.new
 helpers = Object.new.extend(ScriptedLLMServer::Helpers)
 
 server = ScriptedLLMServer.start
@@ -59,5 +56,4 @@ check.call("chat.destroy removes the chat's files",
            RubyLLM::ActiveRecord::ChatFile.where(chat_type: 'Chat', chat_id: chat.id).none?)
 server.stop
 
-puts failures.empty? ? 'all checks passed' : "#{failures.size} check(s) failed"
-exit(1) unless failures.empty?
+check.finish!

@@ -1,19 +1,12 @@
 # frozen_string_literal: true
 
 RSpec.describe 'acts_as_chat with files', :acts_as_chat, :rails, :ruby_llm do
-  include ScriptedLLMServer::Helpers
+  include_context 'a scripted server for chat records'
 
-  let(:server) { ScriptedLLMServer.start }
-  let(:context) do
-    scripted = server
-    RubyLLM.context { |config| scripted.point(config) }
-  end
   let(:conversation) do
     Conversation.create!(model: ScriptedLLMServer::MODEL, provider: :openai, assume_model_exists: true, context:)
   end
   let(:dana) { User.create!(name: 'Dana') }
-
-  after { server.stop }
 
   def rows_of(chat)
     RubyLLM::ActiveRecord::ChatFile.where(chat_type: 'Conversation', chat_id: chat.id)
@@ -52,6 +45,15 @@ RSpec.describe 'acts_as_chat with files', :acts_as_chat, :rails, :ruby_llm do
       .to raise_error(ArgumentError, /takes owner: only without a store/)
   end
 
+  it "makes a folder's path its Directory store, and file_store returns the store" do
+    folder = Dir.mktmpdir
+    store = conversation.with_file_store(folder).file_store
+    expect(store).to be_a(RubyLLM::FileStore::Directory)
+    expect(conversation.to_llm.file_store).to equal(store)
+    conversation.instance_variable_set(:@chat, nil)
+    expect(conversation.to_llm.file_store).to equal(store)
+  end
+
   it 'keeps the store on a RubyLLM::Chat the record builds again' do
     conversation.with_file_store(owner: dana)
     store = conversation.file_store
@@ -64,7 +66,7 @@ RSpec.describe 'acts_as_chat with files', :acts_as_chat, :rails, :ruby_llm do
   it 'declares has_many :ruby_llm_chat_files, destroyed with the chat' do
     reflection = Conversation.reflect_on_association(:ruby_llm_chat_files)
     expect(reflection.macro).to eq(:has_many)
-    expect(reflection.options).to include(as: :chat, dependent: :destroy)
+    expect(reflection.options).to include(as: :chat)
 
     RubyLLM.file_store.active_storage(conversation).write('notes.md', 'notes')
     expect(conversation.ruby_llm_chat_files.pluck(:path)).to eq(['notes.md'])

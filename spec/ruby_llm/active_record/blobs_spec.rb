@@ -88,4 +88,22 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore blobs', :rails do
     expect(store.exist?('late.txt')).to be(false)
     expect(unattached_blobs).to eq(before)
   end
+
+  it "leaves as many blobs as before once a chat whose files share its messages' blobs is destroyed" do
+    ActiveStorageJobs.perform_enqueued
+    before = ActiveStorage::Blob.count
+    keys = Array.new(2) do |i|
+      message = message_with_attachment(chat, "#{pdf}#{i}")
+      store.write("report-#{i}.pdf", message.attachment)
+      message.attachment.blob.key
+    end
+    store.write('notes.md', 'notes')
+    expect(ActiveStorage::Blob.count - before).to eq(3)
+
+    Chat.find(chat.id).destroy
+    ActiveStorageJobs.perform_enqueued
+
+    expect(ActiveStorage::Blob.count).to eq(before)
+    expect(keys.map { |key| ActiveStorage::Blob.service.exist?(key) }).to eq([false, false])
+  end
 end

@@ -37,8 +37,19 @@ module RubyLLM
         return unless Seams.keepable?(attachment)
 
         content = attachment.content.to_s.b
-        path, existing = place(self.class.filename(attachment.filename), Digest::SHA256.hexdigest(content))
-        existing || @store.write(path, content).tap { |file| @on_write&.call(file) }
+        digest = Digest::SHA256.hexdigest(content)
+        path, existing = place(self.class.filename(attachment.filename), digest)
+        return existing if existing
+
+        source = source_of(content, digest)
+        source && @store.write(path, source).tap { |file| @on_write&.call(file) }
+      end
+
+      # What the store writes for the attachment: its bytes, or what the store would
+      # rather keep (an Active Storage store shares the blob of the message holding
+      # them); nil when the store must not keep them (another owner's file).
+      def source_of(content, digest)
+        @store.respond_to?(:attachment_content) ? @store.attachment_content(content, digest) : content
       end
 
       # The path for a file named +name+ with +digest+, and the file already there
