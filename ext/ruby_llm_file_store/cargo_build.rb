@@ -72,7 +72,7 @@ module RubyLLMFileStoreBuild
     end
 
     def elapsed
-      seconds = (now - @started).round
+      seconds = (now - @started).floor
       seconds < 60 ? "#{seconds} s" : format('%<m>d min %<s>02d s', m: seconds / 60, s: seconds % 60)
     end
 

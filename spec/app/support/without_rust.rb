@@ -14,9 +14,11 @@ module WithoutRust
 
   module_function
 
-  # +argv+ as a command that runs without Rust.
-  def command(*argv)
-    ['bwrap', '--dev-bind', '/', '/', *hidden_folders.flat_map { |dir| ['--tmpfs', dir] },
+  # +argv+ as a command that runs without Rust and libclang; with +keep_rust+, without
+  # libclang alone.
+  def command(*argv, keep_rust: false)
+    folders = keep_rust ? [TOOLCHAIN.llvm_prefix(ENV)].compact : hidden_folders
+    ['bwrap', '--dev-bind', '/', '/', *folders.flat_map { |dir| ['--tmpfs', dir] },
      *hidden_files.flat_map { |file| ['--ro-bind', '/dev/null', file] }, '--', *argv]
   end
 
