@@ -9,7 +9,7 @@ require 'rubygems/package'
 module GemBuilds
   ROOT = File.expand_path('../../..', __dir__)
   KIT = File.expand_path('../shared/gems/ruby_llm-main', ROOT)
-  CHECK = File.expand_path('../files/installed_gem_check.rb', __dir__)
+  CHECK = File.expand_path('../files/use_installed_gem.rb', __dir__)
 
   module_function
 
