@@ -11,14 +11,17 @@ Gem::Specification.new do |spec|
                      'Active Storage); the model sees one line about each and reads, searches, writes and ' \
                      'edits them with five tools. A Rust core does the work on paths, files and text.'
   spec.license = 'MIT'
-  # The project this gem extends; the README links it too.
-  spec.homepage = 'https://github.com/crmne/ruby_llm'
+  spec.homepage = 'https://github.com/ruby-llm-file-store/ruby_llm-file_store'
   spec.required_ruby_version = '>= 3.1'
 
-  # The Rust sources without their unit tests (tests.rs, compiled only under cfg(test)).
+  # The source gem: the Rust sources without their unit tests (tests.rs, compiled only
+  # under cfg(test)), compiled on install by extconf.rb. The Rakefile's `native` task
+  # makes the precompiled platform gem from this one: no ext/, no Rust, a library per
+  # Ruby version in lib/ruby_llm/file_store/<minor>/.
   spec.files = Dir['lib/**/*.rb', 'lib/generators/**/*.{tt,erb}',
-                   'ext/ruby_llm_file_store/{extconf.rb,Cargo.toml,src/**/*.rs}', 'src/**/*.rs',
-                   'Cargo.toml', 'Cargo.lock', 'README.md', 'LICENSE'].reject { |path| path.end_with?('/tests.rs') }
+                   'ext/ruby_llm_file_store/{*.rb,Cargo.toml,src/**/*.rs}', 'src/**/*.rs',
+                   'Cargo.toml', 'Cargo.lock', 'README.md', 'CHANGELOG.md', 'LICENSE']
+               .reject { |path| path.end_with?('/tests.rs') }
   spec.require_paths = ['lib']
   spec.extensions = ['ext/ruby_llm_file_store/extconf.rb']
 
@@ -26,5 +29,11 @@ Gem::Specification.new do |spec|
   # hooks into ruby_llm 1.16.0 and main, the 2.0 work, both tested; the stores,
   # converters and tools load without it, but a chat is what the gem is for.
   spec.add_dependency 'ruby_llm', '>= 1.16.0', '< 2.1'
-  spec.metadata['rubygems_mfa_required'] = 'true'
+  spec.metadata = {
+    'homepage_uri' => spec.homepage,
+    'source_code_uri' => spec.homepage,
+    'changelog_uri' => "#{spec.homepage}/blob/main/CHANGELOG.md",
+    'bug_tracker_uri' => "#{spec.homepage}/issues",
+    'rubygems_mfa_required' => 'true'
+  }
 end

@@ -430,6 +430,14 @@ impl Default for Pen {
     }
 }
 
+/// The length of the vector (a, b). Not `f32::hypot`: that calls libm's `hypotf`,
+/// whose only version on glibc 2.35 and later is 2.35's, so the precompiled gem would
+/// need glibc 2.35; in `f64` the squares of any `f32` cannot overflow, and `sqrt` is
+/// one instruction.
+fn length(a: f32, b: f32) -> f32 {
+    (f64::from(a) * f64::from(a) + f64::from(b) * f64::from(b)).sqrt() as f32
+}
+
 impl Pen {
     /// `Td`: the next line, offset from the start of this one.
     fn next_line(&mut self, tx: f32, ty: f32) {
@@ -443,7 +451,7 @@ impl Pen {
 
     /// `Tm`: a new text matrix.
     fn matrix(&mut self, m: [f32; 6]) {
-        self.scale = (m[0].hypot(m[1]), m[2].hypot(m[3]));
+        self.scale = (length(m[0], m[1]), length(m[2], m[3]));
         self.line = (m[4], m[5]);
         (self.x, self.y) = self.line;
         self.moved = true;

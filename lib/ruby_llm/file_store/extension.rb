@@ -3,21 +3,49 @@
 # A precompiled gem keeps one build per Ruby version in a folder named after it;
 # a checkout built by bin/setup keeps one at the plain path; a gem compiled on
 # install keeps it in its extensions folder, which RubyGems puts on the load path.
-begin
-  ruby_version = RUBY_VERSION[/\A\d+\.\d+/]
-  require_relative "#{ruby_version}/file_store_native"
-rescue LoadError
-  begin
-    require_relative 'file_store_native'
-  rescue LoadError
-    begin
-      require 'ruby_llm/file_store/file_store_native'
-    rescue LoadError => e
-      raise LoadError, "ruby_llm-file_store's native extension is not built (#{e.message}). " \
-                       'Run bin/setup in a checkout, or reinstall the gem.'
+# A precompiled build that is there but does not load (a glibc older than it needs,
+# or musl) is reported as such, and so is one for other Ruby versions only, each with
+# the way to the source gem.
+module RubyLLM
+  class FileStore
+    module Extension # :nodoc:
+      SOURCE_GEM = 'install the source gem instead: gem install ruby_llm-file_store --platform ruby, or in a ' \
+                   'Gemfile: bundle config set force_ruby_platform true'
+
+      def self.load
+        ruby_version = RUBY_VERSION[/\A\d+\.\d+/]
+        precompiled = File.join(__dir__, ruby_version, "file_store_native.#{RbConfig::CONFIG['DLEXT']}")
+        return require(precompiled) if File.exist?(precompiled)
+
+        begin
+          require_relative 'file_store_native'
+        rescue LoadError
+          require 'ruby_llm/file_store/file_store_native'
+        end
+      rescue LoadError => e
+        raise LoadError, message(e, precompiled)
+      end
+
+      def self.message(error, precompiled)
+        if File.exist?(precompiled)
+          return "ruby_llm-file_store's precompiled library does not load on this machine " \
+                 "(#{error.message}); #{SOURCE_GEM}"
+        end
+
+        built_for = Dir[File.join(__dir__, '[0-9]*.[0-9]*')].map { |dir| File.basename(dir) }.sort
+        unless built_for.empty?
+          return "ruby_llm-file_store's precompiled gem holds builds for Ruby #{built_for.join(', ')}, not " \
+                 "#{RUBY_VERSION}; #{SOURCE_GEM}"
+        end
+
+        "ruby_llm-file_store's native extension is not built (#{error.message}). " \
+          'Run bin/setup in a checkout, or reinstall the gem.'
+      end
     end
   end
 end
+
+RubyLLM::FileStore::Extension.load
 
 module RubyLLM
   class FileStore # :nodoc:
