@@ -93,3 +93,18 @@ fn a_file_is_converted_once_per_version() {
     let refused = converted(&open(), "page.html", &[Kind::Pdf]).unwrap();
     assert!(refused.text.is_err());
 }
+
+#[test]
+fn a_refusal_is_kept_so_a_scan_is_not_tried_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("scan.pdf");
+    let scan = format!(
+        "{}/spec/fixtures/documents/scan.pdf",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::copy(scan, &path).unwrap();
+    let first = converted(&File::open(&path).unwrap(), "scan.pdf", &[Kind::Pdf]).unwrap();
+    assert_eq!(first.text.as_deref(), Err(&Refusal::NoText("PDF")));
+    let again = converted(&File::open(&path).unwrap(), "scan.pdf", &[Kind::Pdf]).unwrap();
+    assert!(Arc::ptr_eq(&first, &again));
+}
