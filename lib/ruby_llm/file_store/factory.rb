@@ -63,7 +63,7 @@ module RubyLLM # :nodoc:
       # Reads the text of PDFs locally; nil for a scan, so OCR can follow it. On by
       # default.
       #
-      #   config.file_converters["application/pdf"] = [converter.pdf, converter.ocr] # converter = RubyLLM.file_store.converter
+      #   config.file_converters["application/pdf"] = [converter.pdf, converter.ocr]
       def pdf
         Converters::PDF
       end
