@@ -161,9 +161,6 @@ pub(super) fn search_one(
             }
             Err(e) => return Err(unreadable(e)),
         },
-        Source::Reader(reader) => {
-            searcher.search_reader(matcher, crate::cancel::Reader::new(reader), &mut sink)
-        }
         // Resolved above; a source that gives another lazy one is a bug of its maker.
         Source::Lazy(_) => return Err(unreadable("no source to read")),
     };
