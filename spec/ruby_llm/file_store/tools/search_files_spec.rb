@@ -113,3 +113,38 @@ RSpec.describe RubyLLM::FileStore::Tools::SearchFiles do
     end
   end
 end
+
+RSpec.describe RubyLLM::FileStore::Tools::SearchFiles, 'over a folder store' do
+  include TmpDirHelper
+
+  let(:store) { RubyLLM.file_store.directory(File.join(tmp_dir, 'store')) }
+  let(:fixtures) { File.expand_path('../../../fixtures', __dir__) }
+
+  before do
+    store.write('contract-v2.pdf', File.binread("#{fixtures}/contract-v2.pdf"))
+    store.write('notes.md', "termination notes\n")
+    store.write('memo.rtf', '{\rtf1 termination memo}')
+  end
+
+  it 'converts and searches PDFs in the core, listing nothing to Ruby and reading nothing there' do
+    %i[list text text_and_version read].each { |name| expect(store).not_to receive(name) }
+    expect(described_class.new(store).call(pattern: 'terminat', ignore_case: true).lines(chomp: true).first(3))
+      .to eq(['contract-v2.pdf:33: 7. Termination',
+              'contract-v2.pdf:34: Either party may terminate this agreement with 60 days written notice; ' \
+              'termination for cause', 'notes.md:1: termination notes'])
+  end
+
+  it "converts in Ruby only the files of a type the app's own converter reads" do
+    converted = []
+    rtf = lambda do |file|
+      converted << file.filename
+      file.content.to_s[/\\rtf1 (.*)\}/, 1]
+    end
+    config = Struct.new(:file_converters).new(RubyLLM::FileStore::Converters.defaults.merge('application/rtf' => rtf))
+    found = described_class.new(store, config:).call(pattern: 'termination memo|notes$')
+    expect(found).to eq("memo.rtf:1: termination memo\nnotes.md:1: termination notes")
+    expect(converted).to eq(['memo.rtf'])
+    described_class.new(store, config:).call(pattern: 'memo')
+    expect(converted).to eq(['memo.rtf']), 'the second search reads the text converted once'
+  end
+end
