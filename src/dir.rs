@@ -8,6 +8,7 @@
 
 mod leftovers;
 mod resolve;
+mod typed;
 mod walk;
 mod write;
 

@@ -12,8 +12,10 @@
 //! ```
 
 pub mod archive;
+pub mod cache;
 mod charset;
 mod dates;
+mod dispatch;
 mod epub;
 mod excel;
 pub mod html;
@@ -26,6 +28,7 @@ mod pdf_form;
 mod word;
 mod xml;
 
+pub use dispatch::{convert_with, Kind};
 pub use html::html;
 pub use office::office;
 pub use pdf::pdf;

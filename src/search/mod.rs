@@ -14,6 +14,7 @@ use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use crate::error::{Error, Result};
 
 mod sink;
+pub mod tree;
 use sink::{search_one, Found, Searchers};
 
 /// A matching or context line longer than this many characters is cut with a marker.
@@ -41,6 +42,9 @@ pub enum Source {
     /// A file, opened on the worker thread that searches it; one that fails to open is
     /// skipped.
     File(Box<dyn FnOnce() -> io::Result<File> + Send>),
+    /// Work done on the worker thread (opening a file, converting it) that gives the
+    /// source to search, or why the input is skipped (`"has no text converter"`).
+    Lazy(Box<dyn FnOnce() -> std::result::Result<Source, String> + Send>),
 }
 
 /// One input to search: the path shown in the output, and its bytes.
@@ -63,7 +67,15 @@ pub struct SearchOutput {
     pub total_matches: usize,
     /// How many inputs had at least one matching line.
     pub files_matched: usize,
+    /// How many inputs were skipped: binary, unreadable, or with no text.
+    pub skipped: usize,
+    /// The first [`MAX_SKIPPED_SHOWN`] skipped inputs, in input order: the path and
+    /// why, as a predicate (`"is binary"`).
+    pub skipped_shown: Vec<(String, String)>,
 }
+
+/// How many skipped inputs a search names; the rest are counted.
+pub const MAX_SKIPPED_SHOWN: usize = 10;
 
 /// Builds the matcher, or explains what is wrong with the pattern.
 fn matcher(opts: &SearchOptions) -> Result<RegexMatcher> {
@@ -125,16 +137,22 @@ struct Merge<'a> {
     opts: &'a SearchOptions,
     out: SearchOutput,
     next: usize,
-    pending: BTreeMap<usize, (String, Option<Found>)>,
+    pending: BTreeMap<usize, (String, std::result::Result<Found, String>)>,
 }
 
 impl Merge<'_> {
-    fn add(&mut self, index: usize, path: String, found: Option<Found>) {
+    fn add(&mut self, index: usize, path: String, found: std::result::Result<Found, String>) {
         self.pending.insert(index, (path, found));
         while let Some((path, found)) = self.pending.remove(&self.next) {
             self.next += 1;
-            if let Some(found) = found {
-                self.append(&path, found);
+            match found {
+                Ok(found) => self.append(&path, found),
+                Err(why) => {
+                    self.out.skipped += 1;
+                    if self.out.skipped_shown.len() < MAX_SKIPPED_SHOWN {
+                        self.out.skipped_shown.push((path, why));
+                    }
+                }
             }
         }
     }
@@ -172,7 +190,8 @@ impl Merge<'_> {
 /// Searches every input for `opts.pattern`, in parallel, and reports the matching
 /// lines in input order (then line order), at most `opts.max_matches` of them, while
 /// counting all. Binary inputs (a NUL byte) and files that cannot be opened or read
-/// are skipped silently. An invalid pattern is [`Error::InvalidArgument`].
+/// are skipped and counted in [`SearchOutput::skipped`], with why. An invalid
+/// pattern is [`Error::InvalidArgument`].
 pub fn search(inputs: Vec<SearchInput>, opts: &SearchOptions) -> Result<SearchOutput> {
     let matcher = matcher(opts)?;
     let threads = std::thread::available_parallelism()
@@ -441,6 +460,12 @@ mod tests {
             format!("latin1:1: caf\u{FFFD} needle\nlong:1: {cut}\nbom:1: needle first\n")
         );
         assert_eq!((out.total_matches, out.files_matched), (3, 3));
+        let skipped: Vec<_> = out
+            .skipped_shown
+            .iter()
+            .map(|(p, w)| (p.as_str(), &w[..9]))
+            .collect();
+        assert_eq!(skipped, [("bin", "is binary"), ("gone", "could not")]);
     }
 
     #[test]

@@ -113,14 +113,24 @@ fn has_bom(bytes: &[u8]) -> bool {
         || bytes.starts_with(b"\xFE\xFF")
 }
 
-/// Searches one input; `None` when it is binary or cannot be read.
+/// Searches one input; why not when it is binary, cannot be read or has no text.
 pub(super) fn search_one(
     searchers: &mut Searchers,
     matcher: &RegexMatcher,
     source: Source,
     cap: usize,
     context: usize,
-) -> Option<Found> {
+) -> Result<Found, String> {
+    let mut source = source;
+    for _ in 0..4 {
+        match source {
+            Source::Lazy(prepare) => source = prepare()?,
+            ready => {
+                source = ready;
+                break;
+            }
+        }
+    }
     let searcher = if cap == 0 {
         &mut searchers.count
     } else {
@@ -140,21 +150,36 @@ pub(super) fn search_one(
         Source::Bytes(bytes) if has_bom(&bytes) => {
             searcher.search_reader(matcher, io::Cursor::new(&bytes[..]), &mut sink)
         }
-        Source::Bytes(bytes) if memchr::memchr(0, &bytes).is_some() => return None,
+        Source::Bytes(bytes) if memchr::memchr(0, &bytes).is_some() => {
+            return Err(BINARY.to_string())
+        }
         Source::Bytes(bytes) => searcher.search_slice(matcher, &bytes, &mut sink),
         Source::File(open) => match open() {
             // Read through a cancellable reader, so a large file's search stops when asked.
             Ok(file) => {
                 searcher.search_reader(matcher, crate::cancel::Reader::new(&file), &mut sink)
             }
-            Err(_) => return None,
+            Err(e) => return Err(unreadable(e)),
         },
+        // Resolved above; a source that gives another lazy one is a bug of its maker.
+        Source::Lazy(_) => return Err(unreadable("no source to read")),
     };
-    if done.is_err() || sink.binary {
-        return None;
+    if let Err(e) = done {
+        return Err(unreadable(e));
     }
-    Some(Found {
+    if sink.binary {
+        return Err(BINARY.to_string());
+    }
+    Ok(Found {
         hits: sink.hits,
         matches: sink.count,
     })
+}
+
+/// Why a binary input is skipped.
+const BINARY: &str = "is binary";
+
+/// Why an input that failed to read is skipped.
+pub(super) fn unreadable(error: impl std::fmt::Display) -> String {
+    format!("could not be read ({error})")
 }

@@ -9,7 +9,7 @@ use magnus::rb_sys::AsRawValue;
 use magnus::{function, method, prelude::*, Error, RArray, RModule, RString, Ruby};
 
 use file_store_core::dir::{Entry, Root};
-use file_store_core::search::{SearchInput, Source};
+use file_store_core::search::Source;
 use file_store_core::{cancel, Error as CoreError};
 
 /// How much a read fills between checks for an interrupt.
@@ -57,6 +57,11 @@ fn off_gvl<T: Send>(
 }
 
 impl Directory {
+    /// The folder this store works in.
+    pub fn root(&self) -> &Root {
+        &self.root
+    }
+
     fn open(ruby: &Ruby, path: String) -> Result<Directory, Error> {
         let path = PathBuf::from(path);
         let root = off_gvl(ruby, move || Root::open(&path))?;
@@ -251,39 +256,6 @@ impl Directory {
         )
     }
 
-    /// Searches every file inside the folder `prefix` (or all) whose name says it
-    /// may hold text, without listing them to Ruby first: for stores with no
-    /// converters to run. Returns the search and the number of files searched.
-    #[allow(clippy::too_many_arguments)]
-    fn search_tree(
-        ruby: &Ruby,
-        rb_self: &Self,
-        prefix: Option<StorePath>,
-        pattern: String,
-        literal: bool,
-        ignore_case: bool,
-        context: usize,
-        max_matches: usize,
-    ) -> Result<(text::SearchTuple, usize), Error> {
-        let prefix = prefix.map(|prefix| prefix.0);
-
-        let root = Arc::new(rb_self.root.try_clone().map_err(|e| errors::map(ruby, e))?);
-        let options = text::options(pattern, literal, ignore_case, context, max_matches);
-        let found = nogvl(ruby, move || {
-            let paths = root.text_paths(prefix.as_deref())?;
-            let count = paths.len();
-            let inputs = paths
-                .into_iter()
-                .map(|path| SearchInput {
-                    source: file_source(&root, path.clone()),
-                    path,
-                })
-                .collect();
-            Ok((text::searched(inputs, &options)?, count))
-        })?;
-        found.map_err(|e| errors::map(ruby, e))
-    }
-
     /// Removes crashed writes' temporary files unchanged for `grace` seconds.
     fn sweep_leftovers(ruby: &Ruby, rb_self: &Self, grace: f64) -> Result<usize, Error> {
         let grace = std::time::Duration::from_secs_f64(grace.max(0.0));
@@ -297,7 +269,7 @@ impl Directory {
 
 /// The largest file a read hashes whole to know which version it showed; a larger
 /// one is known by its size and time of change (`Reads::DIGEST_LIMIT` in Ruby).
-const DIGEST_LIMIT: u64 = 16 * 1024 * 1024;
+pub const DIGEST_LIMIT: u64 = 16 * 1024 * 1024;
 
 /// The version of the file a read showed: its digest, or for a large file its
 /// size and time of change; both from the descriptor the read went through.
@@ -329,7 +301,7 @@ fn shown<T>(
 }
 
 /// The file at `path` in `root` as a search input, opened on the searching thread.
-fn file_source(root: &Arc<Root>, path: String) -> Source {
+pub fn file_source(root: &Arc<Root>, path: String) -> Source {
     let root = Arc::clone(root);
     Source::File(Box::new(move || {
         root.open_file(&path).map_err(std::io::Error::other)
@@ -375,6 +347,6 @@ pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
     class.define_method("read_lines", method!(Directory::read_lines, 4))?;
     class.define_method("read_chars", method!(Directory::read_chars, 3))?;
     class.define_method("search", method!(Directory::search, 6))?;
-    class.define_method("search_tree", method!(Directory::search_tree, 6))?;
+    crate::tree::define(&class)?;
     Ok(())
 }

@@ -10,6 +10,7 @@ mod paths;
 mod run;
 mod snapshot;
 mod text;
+mod tree;
 mod writer;
 
 use magnus::{prelude::*, Error, Ruby};

@@ -4,7 +4,7 @@
 use std::io::{BufReader, Read};
 use std::sync::Arc;
 
-use magnus::{function, Error, RArray, RModule, RString, Ruby, TryConvert};
+use magnus::{function, prelude::*, Error, RArray, RModule, RString, Ruby, TryConvert};
 
 use file_store_core::edit::{self, Edited};
 use file_store_core::search::{self, SearchInput, SearchOptions, Source};
@@ -21,8 +21,17 @@ pub type LinesTuple = (String, usize, usize, Option<usize>, usize, Option<String
 /// A character slice: text, offset, characters returned, total (nil when more follow).
 pub type CharsTuple = (String, usize, usize, Option<usize>);
 
-/// A search result: text, lines shown, total matching lines, files matched, summary.
-pub type SearchTuple = (String, usize, usize, usize, Option<String>);
+/// A search result: text, lines shown, total matching lines, files matched, summary,
+/// files skipped, and the first of them as `[path, why]`.
+pub type SearchTuple = (
+    String,
+    usize,
+    usize,
+    usize,
+    Option<String>,
+    usize,
+    Vec<(String, String)>,
+);
 
 pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
     native.define_module_function("read_lines", function!(read_lines, 4))?;
@@ -30,6 +39,7 @@ pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
     native.define_module_function("binary?", function!(binary, 1))?;
     native.define_module_function("search", function!(search_bytes, 6))?;
     native.define_module_function("edit", function!(edit_bytes, 4))?;
+    native.const_set("MAX_SKIPPED_SHOWN", search::MAX_SKIPPED_SHOWN)?;
     Ok(())
 }
 
@@ -148,15 +158,21 @@ pub fn searched(
     inputs: Vec<SearchInput>,
     options: &SearchOptions,
 ) -> file_store_core::Result<SearchTuple> {
-    let out = search::search(inputs, options)?;
+    Ok(tuple(search::search(inputs, options)?, options))
+}
+
+/// A search's output as Ruby receives it.
+pub fn tuple(out: search::SearchOutput, options: &SearchOptions) -> SearchTuple {
     let summary = search::format_summary(&out, options.max_matches);
-    Ok((
+    (
         out.text,
         out.shown,
         out.total_matches,
         out.files_matched,
         summary,
-    ))
+        out.skipped,
+        out.skipped_shown,
+    )
 }
 
 /// The options of a search, from its positional arguments.

@@ -18,9 +18,12 @@ module RubyLLM
                        "require 'ruby_llm' before 'ruby_llm/file_store'. Without ruby_llm, call the plain " \
                        "classes under RubyLLM::FileStore::Tools, e.g. Tools::ReadFile.new(store).call(path: 'a.md')."
 
-      # One of each of the five tools over +store+.
-      def self.for(store, config: nil, on_write: nil)
-        [ListFiles, ReadFile, SearchFiles, WriteFile, EditFile].map { |tool| tool.new(store, config:, on_write:) }
+      # One of each of the five tools over +store+. +code+ answers whether the chat
+      # can run code, so a tool points the model at run_code only then.
+      def self.for(store, config: nil, on_write: nil, code: nil)
+        [ListFiles, ReadFile, SearchFiles, WriteFile, EditFile].map do |tool|
+          tool.new(store, config:, on_write:, code:)
+        end
       end
 
       def self.const_missing(name)

@@ -3,7 +3,8 @@
 module RubyLLM
   class FileStore # :nodoc:
     # Turns files into text for read_file, search_files and FileStore#text, through
-    # the converters registered by MIME type, then the built-in text converter.
+    # the converters registered by MIME type (the built-in PDF, Office, OpenDocument,
+    # EPUB and HTML ones unless changed), then the built-in text converter.
     module Converters
       # Types that hold text although they are not text/*. The native search
       # decides by the same list.
@@ -50,6 +51,34 @@ module RubyLLM
         candidates(registry(config), type).any?
       end
 
+      # The built-in converters every registry starts with: PDF, the Office,
+      # OpenDocument and EPUB types, and HTML. OCR is not among them: it costs a
+      # request per file.
+      def defaults
+        { 'application/pdf' => PDF, 'text/html' => HTML }.merge(Office::TYPES.to_h { |type| [type, Office] })
+      end
+
+      # The name the native core knows +converter+ by (+"pdf"+, +"office"+,
+      # +"html"+), or nil for a converter only Ruby can run.
+      def native_name(converter)
+        { PDF => 'pdf', Office => 'office', HTML => 'html' }[converter]
+      end
+
+      # The registry of +config+ as the native core takes it: each key with the
+      # names of its converters, +"ruby"+ for one of Ruby's own.
+      def plan(config)
+        registry(config).map do |key, converters|
+          [key.to_s, Array(converters).compact.map { |converter| native_name(converter) || 'ruby' }]
+        end
+      end
+
+      # The names of the built-in converters for +type+, tried in order, when only
+      # built-in ones are registered for it; nil when none is, or one of Ruby's is.
+      def native_chain(type, config: nil)
+        names = candidates(registry(config), type).map { |converter| native_name(converter) }
+        names unless names.empty? || names.include?(nil)
+      end
+
       # +bytes+ as an attachment a converter or a model takes.
       def attachment(bytes, filename:, content_type:)
         if defined?(RubyLLM::Attachment)
@@ -93,10 +122,14 @@ module RubyLLM
 
     class << self
       # The converters registered by MIME type when ruby_llm's configuration has no
-      # +file_converters+ of its own.
+      # +file_converters+ of its own; the built-in ones (Converters.defaults) until
+      # changed.
       def file_converters
-        @file_converters ||= {}
+        @file_converters ||= Converters.defaults
       end
+
+      # Replaces the registry: <tt>{}</tt> turns every built-in converter off.
+      attr_writer :file_converters
     end
   end
 end

@@ -96,12 +96,6 @@ module RubyLLM
         @native.search(entries, pattern, literal, ignore_case, context, max_matches)
       end
 
-      # Searches a folder (or all) without listing it to Ruby: the search and the
-      # number of files searched. For when no converter is registered.
-      def search_tree(folder, pattern, literal:, ignore_case:, context:, max_matches:) # :nodoc:
-        @native.search_tree(folder, pattern, literal, ignore_case, context, max_matches)
-      end
-
       def inspect # :nodoc:
         "#<#{self.class.name} #{local_root}>"
       end
@@ -176,3 +170,5 @@ module RubyLLM
     end
   end
 end
+
+require_relative 'directory_texts'

@@ -33,7 +33,8 @@ module RubyLLM # :nodoc:
         RubyLLM::ActiveRecord::FileStore.new(chat, owner:, max_file_size:)
       end
 
-      # The built-in converters, to register in <tt>config.file_converters</tt>.
+      # The built-in converters, to register in <tt>config.file_converters</tt>
+      # (pdf, office and html are registered by default).
       #
       #   config.file_converters["application/x-subrip"] = RubyLLM.file_store.converter.text
       def converter
@@ -59,21 +60,22 @@ module RubyLLM # :nodoc:
         Converters::OCR.new(**options)
       end
 
-      # Reads the text of PDFs locally; nil for a scan, so OCR can follow it.
+      # Reads the text of PDFs locally; nil for a scan, so OCR can follow it. On by
+      # default.
       #
-      #   config.file_converters["application/pdf"] = RubyLLM.file_store.converter.pdf
+      #   config.file_converters["application/pdf"] = [converter.pdf, converter.ocr]
       def pdf
         Converters::PDF
       end
 
-      # Reads .docx, .xlsx and .pptx files locally.
+      # Reads .docx, .xlsx and .pptx files, OpenDocument and EPUB locally. On by default.
       #
       #   config.file_converters[RubyLLM::FileStore::Converters::Office::TYPES[0]] = RubyLLM.file_store.converter.office
       def office
         Converters::Office
       end
 
-      # Reads HTML locally, without scripts, styles and hidden elements.
+      # Reads HTML locally, without scripts, styles and hidden elements. On by default.
       #
       #   config.file_converters["text/html"] = RubyLLM.file_store.converter.html
       def html

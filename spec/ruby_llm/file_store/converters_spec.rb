@@ -58,6 +58,41 @@ RSpec.describe RubyLLM::FileStore::Converters do
   it 'keeps a registry of its own where ruby_llm is not loaded' do
     skip 'ruby_llm is loaded: its configuration holds the converters' if defined?(RubyLLM::Configuration)
 
-    expect(RubyLLM::FileStore.file_converters).to be_a(Hash)
+    expect(RubyLLM::FileStore.file_converters).to eq(RubyLLM::FileStore::Converters.defaults)
+  end
+
+  it 'starts with the built-in converters for PDF, Office, OpenDocument, EPUB and HTML, and no OCR' do
+    defaults = RubyLLM::FileStore::Converters.defaults
+    converters = RubyLLM::FileStore::Converters
+    expect(defaults['application/pdf']).to eq(converters::PDF)
+    expect(defaults['text/html']).to eq(converters::HTML)
+    expect(defaults.values_at(*converters::Office::TYPES).uniq).to eq([converters::Office])
+    expect(defaults.keys).to contain_exactly('application/pdf', 'text/html', *converters::Office::TYPES)
+    expect(defaults.values.grep(converters::OCR)).to be_empty
+  end
+
+  it 'reads a PDF, a Word file and an EPUB with no configuration, in every store' do
+    documents = File.expand_path('../../fixtures/documents', __dir__)
+    [RubyLLM.file_store.memory, RubyLLM.file_store.directory(Dir.mktmpdir)].each do |store|
+      %w[report.pdf report.docx notes.epub].each { |name| store.write(name, File.binread("#{documents}/#{name}")) }
+      expect(store.text('report.pdf')).to start_with('## Page 1')
+      expect(store.text('report.docx')).to eq(converters_text('report.docx', documents))
+      expect(store.text('notes.epub')).to eq(converters_text('notes.epub', documents))
+    end
+  end
+
+  def converters_text(name, documents)
+    RubyLLM::FileStore::Native.convert_office(File.binread("#{documents}/#{name}")).first
+  end
+
+  it 'reads a folder store file from the cache of its version, and a new version anew' do
+    store = RubyLLM.file_store.directory(Dir.mktmpdir)
+    html = '<p>first <script>x()</script></p>'
+    store.write('page.html', html)
+    expect(store.text_and_version('page.html')).to eq(["first\n", Digest::SHA256.hexdigest(html)])
+    store.write('page.html', '<p>second</p>')
+    expect(store.text('page.html')).to eq("second\n")
+    store.write('empty.html', '<script>only()</script>')
+    expect(store.text('empty.html')).to eq('<script>only()</script>')
   end
 end

@@ -28,8 +28,9 @@ module RubyLLM
         end
       end
 
-      # Reads the text of PDFs locally, page by page under <tt>## Page N</tt>. A PDF
-      # with no text (a scan) gives nil, so an OCR converter after it can read it:
+      # Reads the text of PDFs locally, page by page under <tt>## Page N</tt>; on by
+      # default. A PDF with no text (a scan) gives nil, so an OCR converter after it
+      # can read it:
       #
       #   config.file_converters["application/pdf"] = [
       #     RubyLLM.file_store.converter.pdf,
@@ -48,11 +49,10 @@ module RubyLLM
       # paragraphs, lists and tables, then headers and footers, footnotes, endnotes
       # and comments; each sheet under <tt>## name</tt> (<tt>(hidden)</tt> when
       # hidden) with tab-separated rows and dates as ISO dates; each slide under
-      # <tt>## Slide N</tt>; a book's chapters in reading order.
+      # <tt>## Slide N</tt>; a book's chapters in reading order. On by default for
+      # every type of TYPES; to read one of them otherwise:
       #
-      #   Converters::Office::TYPES.each do |type|
-      #     config.file_converters[type] = RubyLLM.file_store.converter.office
-      #   end
+      #   config.file_converters[Converters::Office::TYPES.first] = ->(file) { MyReader.text(file.content) }
       module Office
         # The MIME types of the files it reads.
         TYPES = %w[
@@ -78,9 +78,10 @@ module RubyLLM
       # Reads HTML locally as lines of text: no scripts, styles or hidden elements,
       # blocks on lines of their own, table cells separated by <tt> | </tt>. The
       # charset is found as a browser finds it (byte order mark, <tt><meta></tt>;
-      # UTF-8 when valid, else windows-1252). A page with no text gives nil.
+      # UTF-8 when valid, else windows-1252). A page with no text gives nil. On by
+      # default; without it HTML is read as it is:
       #
-      #   config.file_converters["text/html"] = RubyLLM.file_store.converter.html
+      #   config.file_converters.delete("text/html")
       module HTML
         module_function
 

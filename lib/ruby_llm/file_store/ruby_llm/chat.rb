@@ -116,7 +116,8 @@ module RubyLLM
         @file_store = store
         @file_store_spill = spill
         @file_store_keeper = AttachmentKeeper.new(store, method(:file_written))
-        @file_store_tools = ChatTools.for(store, config: @config, on_write: method(:file_written))
+        @file_store_tools = ChatTools.for(store, config: @config, on_write: method(:file_written),
+                                                 code: -> { @tools.key?(:run_code) })
         with_tools(*@file_store_tools)
       end
 

@@ -28,17 +28,19 @@ module RubyLLM
         # The name the model knows the tool by.
         def name = self.class.tool_name
 
-        def initialize(store, config: nil, on_write: nil)
+        def initialize(store, config: nil, on_write: nil, code: nil)
           super()
           @store = store
-          @tool = self.class.plain.new(store, config:, on_write:)
+          @tool = self.class.plain.new(store, config:, on_write:, code:)
         end
 
         private
 
         def run(**arguments)
           result = @tool.call(**arguments)
-          result.is_a?(Tools::Base::FileResult) ? Seams.file_result(result.text, result.attachment) : result
+          return result unless result.is_a?(Tools::Base::FileResult)
+
+          Seams.file_result(result.text, result.attachment, code: @tool.code?)
         end
       end
 

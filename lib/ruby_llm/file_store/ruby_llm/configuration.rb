@@ -3,16 +3,18 @@
 module RubyLLM
   class FileStore
     # <tt>config.file_converters</tt> as a RubyLLM configuration option: converters
-    # by MIME type, for read_file, search_files and FileStore#text.
+    # by MIME type, for read_file, search_files and FileStore#text. It starts with
+    # the built-in ones (Converters.defaults); any can be replaced or removed.
     #
     #   RubyLLM.configure do |config|
     #     config.file_converters["image/*"] = RubyLLM.file_store.converter.ocr
+    #     config.file_converters.delete("text/html")
     #   end
     module ConverterConfiguration
       # The converters by MIME type (<tt>"application/pdf"</tt>, <tt>"image/*"</tt>,
       # <tt>"*/*"</tt>); a value is a converter or an Array of them.
       def file_converters
-        @file_converters ||= {}
+        @file_converters ||= Converters.defaults
       end
 
       # A copy, such as a context's, gets its own Hash, so registering a converter
@@ -25,5 +27,5 @@ module RubyLLM
   end
 end
 
-RubyLLM::Configuration.send(:option, :file_converters, -> { {} })
+RubyLLM::Configuration.send(:option, :file_converters, -> { RubyLLM::FileStore::Converters.defaults })
 RubyLLM::Configuration.prepend(RubyLLM::FileStore::ConverterConfiguration)

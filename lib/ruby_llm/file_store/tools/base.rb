@@ -12,11 +12,13 @@ module RubyLLM
 
         attr_reader :store, :config
 
-        # +on_write+ receives each StoredFile the tool writes.
-        def initialize(store, config: nil, on_write: nil)
+        # +on_write+ receives each StoredFile the tool writes; +code+, when given,
+        # answers whether the model can run code (run_code) beside this tool.
+        def initialize(store, config: nil, on_write: nil, code: nil)
           @store = store
           @config = config
           @on_write = on_write
+          @code = code
         end
 
         # The most characters of an error message the model gets.
@@ -31,6 +33,11 @@ module RubyLLM
           error(e.message)
         rescue StandardError => e
           error("#{e.class.name}: #{e.message}")
+        end
+
+        # Whether the model can run code, so a message may point it at run_code.
+        def code?
+          @code ? @code.call == true : false
         end
 
         private

@@ -3,12 +3,14 @@
 module RubyLLM
   class FileStore
     module Tools
-      # list_files: one line per file, sorted by path.
+      # list_files: one line per file, sorted by path; a file search_files and
+      # read_file cannot read as text says why.
       class ListFiles < Base
         MAX_LINES = 1000
 
         def self.description
-          "Lists this chat's files, one line each: path (content type, size). Pass path to list one folder."
+          "Lists this chat's files, one line each: path (content type, size). Pass path to list one folder. " \
+            'A file with no text to search says why, like "(image/png, 3 KB; no text converter)".'
         end
 
         def self.parameters
@@ -24,10 +26,29 @@ module RubyLLM
           files = [store[folder]].compact if files.empty? && folder
           return empty(folder) if files.empty?
 
-          lines = files.first(MAX_LINES).map { |file| describe(file) }
+          readable = Hash.new { |known, type| known[type] = Converters.registered?(type, config:) }
+          lines = files.first(MAX_LINES).map { |file| line(file, readable) }
           lines << "[#{files.size - MAX_LINES} more files not shown. Narrow the list with path.]" if
             files.size > MAX_LINES
           lines.join("\n")
+        end
+
+        # The file's line: path, type and size, and why it has no text when the type
+        # alone or its first bytes say so. A converted type is not converted here.
+        def line(file, readable)
+          why = unreadable(file, readable)
+          why ? "#{file.path} (#{file.content_type}, #{file.human_size}; #{why})" : describe(file)
+        end
+
+        def unreadable(file, readable)
+          type = file.content_type.to_s
+          return if readable[type]
+
+          case Converters::Text.readable_type?(type)
+          when :text then nil
+          when :unknown then 'binary' if file.byte_size.positive? && Native.binary?(store.head(file.path, 8192))
+          else 'no text converter'
+          end
         end
 
         def empty(folder)

@@ -64,7 +64,7 @@ module RubyLLM
           when :file
             FileResult.new("#{describe(file)} is attached as the file itself.", store.attachment(file.path, file:))
           else
-            "#{describe(file)} has no text to read. Read it with code, if you can run code."
+            "#{describe(file)} has no text to read#{code? ? ': read it with run_code' : ''}."
           end
         end
 

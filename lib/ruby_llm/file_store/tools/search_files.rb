@@ -33,31 +33,58 @@ module RubyLLM
           options = { literal: flag(literal), ignore_case: flag(ignore_case), max_matches: MAX_MATCHES,
                       context: [integer(context, 'context', minimum: 0) || 0, MAX_CONTEXT].min }
           folder = scope(path)
-          (text, shown, total, _matched, summary), searched = search_tree(folder, pattern, options) ||
-                                                              search_listed(folder, pattern, options)
-          return "No matches for #{brief(pattern)} in #{count(searched)}." if shown.zero? && total.zero?
-
-          [text.chomp, summary].compact.join("\n")
+          found, files = search_tree(folder, pattern, options) || search_listed(folder, pattern, options)
+          answer(pattern, found, files)
         end
 
-        # A folder store with no converters to run searches its folder natively,
+        # What the model reads: the lines found, or that none were, and the files
+        # that could not be searched, with why.
+        def answer(pattern, (text, shown, total, _matched, summary, skipped, skipped_shown), files)
+          note = skipped_note(skipped, skipped_shown)
+          return [text.chomp, summary, note && "[#{note}]"].compact.join("\n") unless shown.zero? && total.zero?
+          return "No matches for #{brief(pattern)}: there are no files to search." if files.zero?
+          return "No matches for #{brief(pattern)} in #{count(files)}." unless note
+          return "No matches for #{brief(pattern)}: no file had text to search. #{note}" if files == skipped
+
+          "No matches for #{brief(pattern)} in #{count(files - skipped)}. #{note}"
+        end
+
+        # "2 files skipped: scan.png has no text converter; blob.bin is binary."
+        def skipped_note(skipped, shown)
+          return if skipped.zero?
+
+          reasons = shown.map { |path, why| "#{path} #{why}" }
+          reasons << "and #{skipped - shown.size} more" if skipped > shown.size
+          "#{count(skipped)} skipped: #{reasons.join('; ')}."
+        end
+
+        # A folder store searches its folder in the native core, converters and all,
         # without listing it to Ruby first; nil when that does not apply.
         def search_tree(folder, pattern, options)
-          return unless tree_search?(folder)
+          return unless store.respond_to?(:search_tree) && !(folder && store[folder])
 
-          found = store.search_tree(folder, pattern, **options)
+          found = store.search_tree(folder, pattern, **options, config:)
           raise FileNotFoundError, missing(folder) if folder && found.last.zero? && store.list(folder).empty?
 
           found
         end
 
-        def tree_search?(folder)
-          store.respond_to?(:search_tree) && Converters.registry(config).empty? && !(folder && store[folder])
+        # Other stores list the files, convert in Ruby what needs it, and search.
+        def search_listed(folder, pattern, options)
+          files = files_in(folder)
+          entries, unread = entries_for(files)
+          found = store.search(entries, pattern, **options)
+          [merge_skipped(found, unread), files.size]
         end
 
-        def search_listed(folder, pattern, options)
-          entries = entries_for(files_in(folder))
-          [store.search(entries, pattern, **options), entries.size]
+        # The files left out before the search joined to those the search skipped,
+        # named in path order.
+        def merge_skipped(found, unread)
+          return found if unread.empty?
+
+          skipped = found[5] + unread.size
+          shown = (found[6] + unread).sort_by(&:first).first(Native::MAX_SKIPPED_SHOWN)
+          found[0, 5] + [skipped, shown]
         end
 
         def missing(folder)
@@ -76,20 +103,26 @@ module RubyLLM
           files
         end
 
+        # The entries to search, and +[path, why]+ for each file left out.
         def entries_for(files)
           source = TextSource.new(store, config)
-          files.filter_map do |file|
+          unread = []
+          entries = files.filter_map do |file|
             bytes = searchable(source, file)
-            [file.path, bytes] unless bytes == false
+            next [file.path, bytes] unless bytes.is_a?(TextSource::Unread)
+
+            unread << [file.path, bytes.why]
+            nil
           end
+          [entries, unread]
         end
 
         # A file whose converter fails is left out of the search rather than ending
-        # it; read_file on that file says what went wrong.
+        # it, with why.
         def searchable(source, file)
           source.searchable(file)
-        rescue StandardError
-          false
+        rescue StandardError => e
+          TextSource::Unread.new("could not be converted (#{e.class.name}: #{e.message[0, 200]})")
         end
 
         def count(files)

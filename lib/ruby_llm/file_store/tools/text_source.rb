@@ -9,6 +9,9 @@ module RubyLLM
         SNIFF_BYTES = 8192
         SEEN_AS_FILES = %w[image/ application/pdf].freeze
 
+        # Why a file is left out of a search: a predicate, "has no text converter".
+        Unread = Struct.new(:why)
+
         def initialize(store, config)
           @store = store
           @config = config
@@ -29,15 +32,16 @@ module RubyLLM
         end
 
         # The bytes search_files greps for +file+: nil to read the file itself, its
-        # converted text, or false when it has no text. The search skips a file
+        # converted text, or Unread saying why it has none. The search skips a file
         # with a NUL byte on its own, so no file is opened here to check first.
         def searchable(file)
           type = file.content_type.to_s
           if @registered[type]
             text = @store.text(file.path, config: @config)
-            return text.b if text
+            # The converters fall back on the file as it is where its type holds text.
+            return text ? text.b : Unread.new('gave no text')
           end
-          Converters::Text.readable_type?(type) ? nil : false
+          Converters::Text.readable_type?(type) ? nil : Unread.new('has no text converter')
         end
 
         private

@@ -51,6 +51,37 @@ RSpec.describe 'Chat#with_file_store', :ruby_llm do
         expect(RubyLLM::FileStore::Seams.attachments(chat.messages.first).size).to eq(2)
       end
 
+      # The first example of the README, as written: two real PDFs, no configuration.
+      { 'a memory store' => -> { RubyLLM.file_store.memory }, 'a folder store' => -> { tmp_dir } }.each do |kind, store|
+        it "quotes the new termination clause of two attached PDFs with #{kind} and no configuration" do
+          server.script(
+            ScriptedLLMServer.text('Clause 7 changed: the notice went from 30 to 60 days.'),
+            ScriptedLLMServer.tool_call('search_files', { pattern: 'terminat', ignore_case: true }),
+            ScriptedLLMServer.tool_call('read_file', { path: 'contract-v2.pdf', offset: 33, limit: 3 }),
+            ScriptedLLMServer.text('"Either party may terminate this agreement with 60 days written notice."')
+          )
+          chat = scripted_chat(server, protocol:).with_file_store(instance_exec(&store))
+          chat.ask 'Which clauses changed?', with: [File.join(fixtures, 'contract-v1.pdf'),
+                                                    File.join(fixtures, 'contract-v2.pdf')]
+          chat.ask 'Quote the new termination clause'
+
+          found, read = tool_outputs(server.request_bodies.last)
+          expect(found).to eq(<<~FOUND.chomp)
+            contract-v1.pdf:33: 7. Termination
+            contract-v1.pdf:34: Either party may terminate this agreement with 30 days written notice. The parties agree to the
+            contract-v2.pdf:33: 7. Termination
+            contract-v2.pdf:34: Either party may terminate this agreement with 60 days written notice; termination for cause
+          FOUND
+          expect(read).to eq(<<~READ.chomp)
+                33	7. Termination
+                34	Either party may terminate this agreement with 60 days written notice; termination for cause
+                35	takes effect immediately. The parties agree to the terms of clause 7 as set out here. The
+            [Showing lines 33-35 of 56. Read on with offset: 36.]
+          READ
+          expect(attachments_in(server.request_bodies[1])).to be_empty
+        end
+      end
+
       it 'finds one line in a 400-line file with search_files, then read_file' do
         chat.file_store.write('handbook.txt', File.read(File.join(fixtures, 'handbook.txt')))
         server.script(

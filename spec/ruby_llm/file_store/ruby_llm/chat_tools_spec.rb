@@ -41,11 +41,23 @@ RSpec.describe 'RubyLLM::FileStore::ChatTools', :ruby_llm do
       expect(attachments.map(&:mime_type)).to eq(['image/png'])
     end
   else
-    it 'says where tools cannot return files that the model cannot see the image' do
+    it 'says where tools cannot return files that the model cannot see the image, and names run_code only ' \
+       'when the chat has it' do
       store.write('chart.png', File.binread(File.expand_path('../../../fixtures/chart.png', __dir__)))
       expect(tools['read_file'].call({ 'path' => 'chart.png' }))
         .to eq('chart.png (image/png, 1.8 KB) can only be read as the file itself, and this chat cannot show files ' \
-               'from tools. Read it with code, if you can run code.')
+               'from tools.')
+      coding = RubyLLM::FileStore::ChatTools.for(store, code: -> { true }).find { |tool| tool.name == 'read_file' }
+      expect(coding.call({ 'path' => 'chart.png' })).to end_with('cannot show files from tools: read it with run_code.')
+    end
+
+    it 'never tells a chat without code execution to read a file with code' do
+      context = RubyLLM.context { |config| config.openai_api_key = 'unused' }
+      chat = context.chat(model: 'gpt-4.1-mini', provider: :openai, assume_model_exists: true).with_file_store
+      chat.file_store.write('scan.pdf', File.binread(File.expand_path('../../../fixtures/documents/scan.pdf', __dir__)))
+      read_file = chat.tools[:read_file]
+      expect(read_file.call({ 'path' => 'scan.pdf' })).not_to include('code')
+      expect(read_file.call({ 'path' => 'scan.pdf' })).to include('cannot show files from tools.')
     end
   end
 

@@ -9,6 +9,17 @@ RSpec.describe 'config.file_converters', :ruby_llm do
     expect(RubyLLM.config.file_converters['application/x-test']).to eq(RubyLLM::FileStore::Converters::Text)
   end
 
+  it 'starts with the built-in converters, each of which can be replaced or removed' do
+    context = RubyLLM.context { |config| config.file_converters.delete('application/pdf') }
+    expect(RubyLLM.config.file_converters).to include('application/pdf' => RubyLLM::FileStore::Converters::PDF)
+    pdf = File.binread(File.expand_path('../../../fixtures/report.pdf', __dir__))
+    stores = Array.new(2) { RubyLLM.file_store.memory.tap { |store| store.write('report.pdf', pdf) } }
+    expect(stores[0].text('report.pdf')).to eq("## Page 1\nQuarterly report: revenue grew 12 percent.\n")
+    expect(stores[1].text('report.pdf', config: context.config)).to be_nil
+    off = RubyLLM.context { |config| config.file_converters = {} }
+    expect(off.config.file_converters).to be_empty
+  end
+
   it "gives a context's copy of the config its own Hash" do
     context = RubyLLM.context { |config| config.file_converters['application/x-test'] = :context_only }
     expect(context.config.file_converters['application/x-test']).to eq(:context_only)

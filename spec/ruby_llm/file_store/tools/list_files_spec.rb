@@ -23,6 +23,17 @@ RSpec.describe RubyLLM::FileStore::Tools::ListFiles do
       ['.', '/', ' ', ''].each { |all| expect(tool.call(path: all).lines.size).to eq(2) }
     end
 
+    it 'says of a file with no text to search why, and nothing of one a converter reads' do
+      store.write('chart.png', File.binread(File.expand_path('../../../fixtures/chart.png', __dir__)))
+      store.write('blob.bin', "x\x00y".b)
+      store.write('empty.bin', '')
+      store.write('report.pdf', File.binread(File.expand_path('../../../fixtures/report.pdf', __dir__)))
+      expect(tool.call.lines(chomp: true)).to eq(['blob.bin (application/octet-stream, 3 bytes; binary)',
+                                                  'chart.png (image/png, 1.8 KB; no text converter)',
+                                                  'empty.bin (application/octet-stream, 0 bytes)',
+                                                  'report.pdf (application/pdf, 623 bytes)'])
+    end
+
     it 'lists a single file when path names one' do
       store.write('rep.txt', 'x')
       expect(tool.call(path: 'rep.txt')).to eq('rep.txt (text/plain, 1 byte)')

@@ -60,9 +60,18 @@ RSpec.describe RubyLLM::FileStore::Tools::ReadFile do
       expect(result.attachment.content.b).to eq(png)
     end
 
-    it 'hands a PDF no converter reads to the model as the file itself' do
+    it 'reads a PDF through the built-in converter with no configuration' do
       store.write('report.pdf', File.binread(File.expand_path('../../../fixtures/report.pdf', __dir__)))
-      expect(tool.call(path: 'report.pdf').attachment.filename).to eq('report.pdf')
+      expect(tool.call(path: 'report.pdf')).to eq("     1\t## Page 1\n     2\tQuarterly report: revenue grew 12 percent.")
+    end
+
+    it 'hands a PDF no converter reads to the model as the file itself' do
+      store.write('scan.pdf', File.binread(File.expand_path('../../../fixtures/documents/scan.pdf', __dir__)))
+      expect(tool.call(path: 'scan.pdf').attachment.filename).to eq('scan.pdf')
+      store.write('report.pdf', File.binread(File.expand_path('../../../fixtures/report.pdf', __dir__)))
+      without = Struct.new(:file_converters).new({})
+      expect(described_class.new(store, config: without).call(path: 'report.pdf').attachment.filename)
+        .to eq('report.pdf')
     end
 
     it 'reads a PDF through a registered converter' do
@@ -72,10 +81,11 @@ RSpec.describe RubyLLM::FileStore::Tools::ReadFile do
         .to eq("     1\t## Page 1\n     2\t\n     3\tRevenue grew.")
     end
 
-    it 'says a binary file has no text and suggests code' do
+    it 'says a binary file has no text, pointing at run_code only when the model can run code' do
       store.write('data.bin', "\x00\x01\x02".b)
-      expect(tool.call(path: 'data.bin'))
-        .to eq('data.bin (application/octet-stream, 3 bytes) has no text to read. Read it with code, if you can run code.')
+      expect(tool.call(path: 'data.bin')).to eq('data.bin (application/octet-stream, 3 bytes) has no text to read.')
+      expect(described_class.new(store, code: -> { true }).call(path: 'data.bin'))
+        .to eq('data.bin (application/octet-stream, 3 bytes) has no text to read: read it with run_code.')
     end
 
     it 'answers a missing file, a bad unit and a bad offset with error messages' do

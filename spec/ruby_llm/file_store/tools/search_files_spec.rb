@@ -49,12 +49,55 @@ RSpec.describe RubyLLM::FileStore::Tools::SearchFiles do
       expect(lines.last).to match(/\A\[Showing 200 of 450 matching lines in 1 file\. Narrow the search with path/)
     end
 
-    it 'skips binary files silently and searches converted text' do
+    it 'searches the text of an app\'s own converter and says which files it skipped' do
       store.write('blob.bin', "Remote\x00binary".b)
       store.write('report.pdf', '%PDF-1.4 Remote')
       config = Struct.new(:file_converters).new({ 'application/pdf' => ->(_) { "## Page 1\nRemote clause" } })
       expect(described_class.new(store, config:).call(pattern: 'Remote', path: '.').lines(chomp: true))
-        .to eq(['handbook.txt:287: Remote work needs approval.', 'notes/a.md:2: Remote first', 'report.pdf:2: Remote clause'])
+        .to eq(['handbook.txt:287: Remote work needs approval.', 'notes/a.md:2: Remote first',
+                'report.pdf:2: Remote clause', '[1 file skipped: blob.bin is binary.]'])
+    end
+
+    it 'searches PDFs, Office files and HTML with no configuration' do
+      fixtures = File.expand_path('../../../fixtures', __dir__)
+      store.write('report.pdf', File.binread("#{fixtures}/report.pdf"))
+      store.write('docs/report.docx', File.binread("#{fixtures}/documents/report.docx"))
+      store.write('docs/report.html', File.binread("#{fixtures}/documents/report.html"))
+      found = tool.call(pattern: 'revenue', ignore_case: true)
+      expect(found).to include('report.pdf:2: Quarterly report: revenue grew 12 percent.')
+      expect(found.lines.map { |line| line[/\A[^:]+/] }.uniq)
+        .to include('docs/report.docx', 'docs/report.html', 'report.pdf')
+      expect(found).not_to include('skipped')
+    end
+
+    it 'says which files it could not read and why, never "0 files" when there were files' do
+      fixtures = File.expand_path('../../../fixtures', __dir__)
+      store.write('only/scan.png', File.binread("#{fixtures}/chart.png"))
+      store.write('only/blob.bin', "x\x00y".b)
+      expect(tool.call(pattern: 'termination', path: 'only'))
+        .to eq('No matches for "termination": no file had text to search. ' \
+               '2 files skipped: only/blob.bin is binary; only/scan.png has no text converter.')
+      store.write('only/scan.pdf', File.binread("#{fixtures}/documents/scan.pdf"))
+      store.write('only/terms.txt', "nothing\n")
+      # The folder store's core also says why the converter gave nothing.
+      expect(tool.call(pattern: 'termination', path: 'only'))
+        .to match(Regexp.new('\\ANo matches for "termination" in 1 file\\. 3 files skipped: only/blob\\.bin is ' \
+                             'binary; only/scan\\.pdf gave no text( \\(the PDF has no text\\))?; only/scan\\.png ' \
+                             'has no text converter\\.\\z'))
+      expect(tool.call(pattern: 'x', path: 'only/blob.bin')).to eq('No matches for "x": no file had text to search. ' \
+                                                                   '1 file skipped: only/blob.bin is binary.')
+    end
+
+    it 'names ten skipped files and counts the rest' do
+      12.times { |n| store.write(format('img/%02d.png', n), "\x89PNG\r\n".b) }
+      expect(tool.call(pattern: 'x', path: 'img')).to end_with('img/09.png has no text converter; and 2 more.')
+    end
+
+    it 'searches a file whose type a converter is removed for as a file with no converter' do
+      store.write('report.pdf', File.binread(File.expand_path('../../../fixtures/report.pdf', __dir__)))
+      config = Struct.new(:file_converters).new(RubyLLM::FileStore::Converters.defaults.except('application/pdf'))
+      expect(described_class.new(store, config:).call(pattern: 'revenue', path: 'report.pdf'))
+        .to eq('No matches for "revenue": no file had text to search. 1 file skipped: report.pdf has no text converter.')
     end
 
     it 'names the problem with an invalid regex' do
@@ -68,5 +111,40 @@ RSpec.describe RubyLLM::FileStore::Tools::SearchFiles do
       expect(tool.call(pattern: '(a+)+b', path: 'evil.txt')).to eq('No matches for "(a+)+b" in 1 file.')
       expect(Process.clock_gettime(Process::CLOCK_MONOTONIC) - started).to be < 5
     end
+  end
+end
+
+RSpec.describe RubyLLM::FileStore::Tools::SearchFiles, 'over a folder store' do
+  include TmpDirHelper
+
+  let(:store) { RubyLLM.file_store.directory(File.join(tmp_dir, 'store')) }
+  let(:fixtures) { File.expand_path('../../../fixtures', __dir__) }
+
+  before do
+    store.write('contract-v2.pdf', File.binread("#{fixtures}/contract-v2.pdf"))
+    store.write('notes.md', "termination notes\n")
+    store.write('memo.rtf', '{\rtf1 termination memo}')
+  end
+
+  it 'converts and searches PDFs in the core, listing nothing to Ruby and reading nothing there' do
+    %i[list text text_and_version read].each { |name| expect(store).not_to receive(name) }
+    expect(described_class.new(store).call(pattern: 'terminat', ignore_case: true).lines(chomp: true).first(3))
+      .to eq(['contract-v2.pdf:33: 7. Termination',
+              'contract-v2.pdf:34: Either party may terminate this agreement with 60 days written notice; ' \
+              'termination for cause', 'notes.md:1: termination notes'])
+  end
+
+  it "converts in Ruby only the files of a type the app's own converter reads" do
+    converted = []
+    rtf = lambda do |file|
+      converted << file.filename
+      file.content.to_s[/\\rtf1 (.*)\}/, 1]
+    end
+    config = Struct.new(:file_converters).new(RubyLLM::FileStore::Converters.defaults.merge('application/rtf' => rtf))
+    found = described_class.new(store, config:).call(pattern: 'termination memo|notes$')
+    expect(found).to eq("memo.rtf:1: termination memo\nnotes.md:1: termination notes")
+    expect(converted).to eq(['memo.rtf'])
+    described_class.new(store, config:).call(pattern: 'memo')
+    expect(converted).to eq(['memo.rtf']), 'the second search reads the text converted once'
   end
 end

@@ -18,7 +18,7 @@ module RubyLLM
         tool_class.respond_to?(:parameter) ? tool_class.parameter(name, **options) : tool_class.param(name, **options)
       end
 
-      def file_result(text, _attachment) = text
+      def file_result(text, _attachment, code: false) = text # rubocop:disable Lint/UnusedMethodArgument
 
       # Nothing to hook: with_file_store refuses first.
       module Chat

@@ -15,7 +15,7 @@ module RubyLLM
       end
 
       # What a tool returns to show the model +attachment+ with +text+.
-      def file_result(text, attachment)
+      def file_result(text, attachment, code: false) # rubocop:disable Lint/UnusedMethodArgument
         [text, attachment]
       end
 

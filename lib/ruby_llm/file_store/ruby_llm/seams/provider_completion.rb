@@ -17,10 +17,11 @@ module RubyLLM
       end
 
       # Tools cannot send files to the model on this ruby_llm, so the model is told
-      # so instead of being told a file is attached.
-      def file_result(text, _attachment)
+      # so instead of being told a file is attached; pointed at run_code only when
+      # the chat has it.
+      def file_result(text, _attachment, code: false)
         "#{text.delete_suffix(' is attached as the file itself.')} can only be read as the file itself, " \
-          'and this chat cannot show files from tools. Read it with code, if you can run code.'
+          "and this chat cannot show files from tools#{code ? ': read it with run_code' : ''}."
       end
 
       # Whether the store can keep +attachment+: not a URL.

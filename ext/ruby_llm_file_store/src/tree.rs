@@ -1,0 +1,154 @@
+//! `Native::Directory`'s search over its folder with the converters the Ruby
+//! registry names, and its converted texts: the core converts, caches and searches,
+//! off the GVL, and Ruby hands over only the texts of its own converters.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use magnus::{method, prelude::*, Error, RArray, RClass, RString, Ruby, TryConvert};
+
+use file_store_core::convert::{cache, Kind};
+use file_store_core::search::tree::{self, Given, Plan, Step};
+
+use crate::directory::{Directory, Version, DIGEST_LIMIT};
+use crate::errors;
+use crate::nogvl::nogvl_abandonable;
+use crate::paths::StorePath;
+use crate::text::{self, SearchTuple};
+use crate::writer::owned_bytes;
+
+pub fn define(class: &RClass) -> Result<(), Error> {
+    class.define_method("search_tree", method!(search_tree, 8))?;
+    class.define_method("caller_paths", method!(caller_paths, 2))?;
+    class.define_method("converted", method!(converted, 2))?;
+    Ok(())
+}
+
+/// The plan of `registry`, an Array of `[key, [name, ...]]` where a name is a
+/// built-in converter's (`"pdf"`, `"office"`, `"html"`) or anything else for a
+/// converter of Ruby's.
+fn plan(registry: RArray) -> Result<Plan, Error> {
+    let mut entries = Vec::with_capacity(registry.len());
+    for entry in registry.into_iter() {
+        let (key, names): (String, Vec<String>) = TryConvert::try_convert(entry)?;
+        let steps = names
+            .iter()
+            .map(|name| Kind::named(name).map_or(Step::Caller, Step::Native))
+            .collect();
+        entries.push((key, steps));
+    }
+    Ok(Plan::new(entries))
+}
+
+/// A chain of built-in converters by name.
+fn chain(ruby: &Ruby, names: Vec<String>) -> Result<Vec<Kind>, Error> {
+    names
+        .iter()
+        .map(|name| {
+            Kind::named(name).ok_or_else(|| {
+                Error::new(
+                    ruby.exception_arg_error(),
+                    format!("{name:?} is no built-in converter: pdf, office or html"),
+                )
+            })
+        })
+        .collect()
+}
+
+/// Searches every file inside the folder `prefix` (or all) as `registry` reads it;
+/// `given` holds `[path, text, why]` for the files Ruby's converters read (text nil
+/// and why given when there is none). Returns the search and how many files there
+/// were.
+#[allow(clippy::too_many_arguments)]
+fn search_tree(
+    ruby: &Ruby,
+    rb_self: &Directory,
+    prefix: Option<StorePath>,
+    pattern: String,
+    literal: bool,
+    ignore_case: bool,
+    context: usize,
+    max_matches: usize,
+    registry: RArray,
+    given: RArray,
+) -> Result<(SearchTuple, usize), Error> {
+    let prefix = prefix.map(|prefix| prefix.0);
+    let plan = Arc::new(plan(registry)?);
+    let mut texts: HashMap<String, Given> = HashMap::with_capacity(given.len());
+    for entry in given.into_iter() {
+        let (path, text, why): (String, Option<RString>, Option<String>) =
+            TryConvert::try_convert(entry)?;
+        let text = match text {
+            Some(text) => Ok(Arc::from(owned_bytes(text))),
+            None => Err(why.unwrap_or_else(|| "has no text".into())),
+        };
+        texts.insert(path, text);
+    }
+    let root = Arc::new(
+        rb_self
+            .root()
+            .try_clone()
+            .map_err(|e| errors::map(ruby, e))?,
+    );
+    let options = text::options(pattern, literal, ignore_case, context, max_matches);
+    // Abandonable: a converter cannot stop halfway, so an interrupt stops the wait
+    // and the search finishes in the background, its only effect the cache.
+    let found = nogvl_abandonable(ruby, move || {
+        let (out, count) = tree::search_tree(&root, prefix.as_deref(), &options, &plan, texts)?;
+        Ok((text::tuple(out, &options), count))
+    })?;
+    found.map_err(|e| errors::map(ruby, e))
+}
+
+/// The paths inside `prefix` (or all) whose type a converter of Ruby's reads.
+fn caller_paths(
+    ruby: &Ruby,
+    rb_self: &Directory,
+    prefix: Option<StorePath>,
+    registry: RArray,
+) -> Result<Vec<String>, Error> {
+    let prefix = prefix.map(|prefix| prefix.0);
+    let plan = plan(registry)?;
+    let root = rb_self
+        .root()
+        .try_clone()
+        .map_err(|e| errors::map(ruby, e))?;
+    let found = nogvl_abandonable(ruby, move || {
+        tree::caller_paths(&root, prefix.as_deref(), &plan)
+    })?;
+    found.map_err(|e| errors::map(ruby, e))
+}
+
+/// The text `names`, built-in converters tried in order, read from the file at
+/// `path`, from the cache when this version was converted before: `[text, why,
+/// version]`, text nil and why given when none read it.
+fn converted(
+    ruby: &Ruby,
+    rb_self: &Directory,
+    path: StorePath,
+    names: Vec<String>,
+) -> Result<(Option<String>, Option<String>, Version), Error> {
+    let path = path.0;
+    let chain = chain(ruby, names)?;
+    let root = rb_self
+        .root()
+        .try_clone()
+        .map_err(|e| errors::map(ruby, e))?;
+    let found = nogvl_abandonable(ruby, move || {
+        let file = root.open_file(&path)?;
+        cache::converted(&file, &path, &chain)
+    })?;
+    let conversion = found.map_err(|e| errors::map(ruby, e))?;
+    // Past the digest limit a read is known by the file's size and time, as Reads
+    // knows every large file.
+    let version = (
+        (conversion.size <= DIGEST_LIMIT).then(|| conversion.digest.clone()),
+        conversion.size,
+        conversion.mtime.0,
+        conversion.mtime.1,
+    );
+    Ok(match &conversion.text {
+        Ok(text) => (Some(text.to_string()), None, version),
+        Err(refusal) => (None, Some(refusal.to_string()), version),
+    })
+}

@@ -1,0 +1,52 @@
+//! Files of a folder as a search reads them: every path below a folder, and a file
+//! opened with its content type worked out from the open descriptor.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::os::fd::AsFd;
+
+use super::{walk, Root, TYPE_ATTRIBUTE};
+use crate::content_type;
+use crate::error::{Error, Result};
+
+impl Root {
+    /// The paths of every file inside the folder `prefix` (or all), sorted. Hidden
+    /// files and folders and symbolic links are left out; nothing is opened.
+    pub fn file_paths(&self, prefix: Option<&str>) -> Result<Vec<String>> {
+        let Some(start) = self.start_of(prefix)? else {
+            return Ok(Vec::new());
+        };
+        let mut paths = Vec::new();
+        walk::walk_files(
+            start.0.as_ref().map_or(self.fd.as_fd(), |fd| fd.as_fd()),
+            &start.1,
+            |_, _, path| {
+                paths.push(path);
+                Ok(())
+            },
+        )?;
+        paths.sort_unstable();
+        Ok(paths)
+    }
+
+    /// Opens the file at `path` and gives it with its content type, decided as a
+    /// listing decides it: the type its write was given, else its name, else its
+    /// first bytes (read through the same descriptor, which is then rewound).
+    pub fn open_typed(&self, path: &str) -> Result<(File, String)> {
+        let mut file = self.open_file(path)?;
+        let mut value = [0u8; 256];
+        if let Ok(len) = rustix::fs::fgetxattr(&file, TYPE_ATTRIBUTE, &mut value) {
+            if let Ok(kept) = std::str::from_utf8(&value[..len]) {
+                return Ok((file, kept.to_string()));
+            }
+        }
+        if let Some(named) = content_type::from_name(path) {
+            return Ok((file, named));
+        }
+        let mut head = [0u8; 512];
+        let read = file.read(&mut head).map_err(|e| Error::io(path, e))?;
+        file.seek(SeekFrom::Start(0))
+            .map_err(|e| Error::io(path, e))?;
+        Ok((file, content_type::from_content(&head[..read])))
+    }
+}

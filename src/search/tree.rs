@@ -1,0 +1,155 @@
+//! Search over a folder store's files with the converters a registry names, in the
+//! core from end to end: each file is opened, typed and, when a built-in converter
+//! reads its type, searched in its converted text, kept in [`crate::convert::cache`]
+//! so a second search converts nothing. Files whose type a caller's own converter
+//! reads are searched in the text the caller gives.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::sink::unreadable;
+use super::{search, SearchInput, SearchOptions, SearchOutput, Source};
+use crate::content_type::holds_text;
+use crate::convert::{cache, Kind};
+use crate::dir::Root;
+use crate::error::Result;
+
+/// One converter a registry names for a type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// A built-in converter, run in the core.
+    Native(Kind),
+    /// A converter of the caller's, which the core cannot run.
+    Caller,
+}
+
+/// What reads a file of some type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reading {
+    /// No converter: the file is searched as it is when its type may hold text.
+    AsIs,
+    /// The built-in converters, tried in order.
+    Native(Vec<Kind>),
+    /// A converter of the caller's is among them: the caller gives the text.
+    Caller,
+}
+
+/// The converters by MIME type (`"application/pdf"`), family (`"image/*"`) or
+/// `"*/*"`, each a list tried in order, as the registry of the Ruby layer holds them.
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    registry: HashMap<String, Vec<Step>>,
+}
+
+impl Plan {
+    /// A plan from `(key, steps)` pairs.
+    pub fn new(entries: impl IntoIterator<Item = (String, Vec<Step>)>) -> Plan {
+        Plan {
+            registry: entries.into_iter().collect(),
+        }
+    }
+
+    /// What reads a file of `content_type`: the exact type's converters, then the
+    /// family's, then `*/*`'s, as the Ruby layer tries them.
+    pub fn reading(&self, content_type: &str) -> Reading {
+        let family = format!("{}/*", content_type.split('/').next().unwrap_or(""));
+        let mut keys = vec![content_type, family.as_str(), "*/*"];
+        keys.dedup();
+        let steps: Vec<Step> = keys
+            .into_iter()
+            .flat_map(|key| self.registry.get(key).into_iter().flatten().copied())
+            .collect();
+        if steps.is_empty() {
+            return Reading::AsIs;
+        }
+        let kinds: Option<Vec<Kind>> = steps
+            .iter()
+            .map(|step| match step {
+                Step::Native(kind) => Some(*kind),
+                Step::Caller => None,
+            })
+            .collect();
+        kinds.map_or(Reading::Caller, Reading::Native)
+    }
+}
+
+/// The text a caller gives for a file, or why it has none.
+pub type Given = std::result::Result<Arc<[u8]>, String>;
+
+/// Why a file no converter reads and whose type holds no text is skipped.
+pub const NO_CONVERTER: &str = "has no text converter";
+
+/// The paths inside `prefix` (or all) whose type a caller's converter reads,
+/// sorted: the files a caller converts before [`search_tree`].
+pub fn caller_paths(root: &Root, prefix: Option<&str>, plan: &Plan) -> Result<Vec<String>> {
+    let mut paths = Vec::new();
+    let mut readings: HashMap<String, bool> = HashMap::new();
+    for entry in root.list(prefix)? {
+        let caller = *readings
+            .entry(entry.content_type.clone())
+            .or_insert_with(|| plan.reading(&entry.content_type) == Reading::Caller);
+        if caller {
+            paths.push(entry.path);
+        }
+    }
+    Ok(paths)
+}
+
+/// Searches every file inside the folder `prefix` (or all) of `root`, in path
+/// order, each read as `plan` says: as it is, in its built-in converters' text, or
+/// in the text `given` holds for it. Returns the search and how many files there
+/// were. Skipped files are in the output with why.
+pub fn search_tree(
+    root: &Arc<Root>,
+    prefix: Option<&str>,
+    opts: &SearchOptions,
+    plan: &Arc<Plan>,
+    mut given: HashMap<String, Given>,
+) -> Result<(SearchOutput, usize)> {
+    let paths = root.file_paths(prefix)?;
+    let count = paths.len();
+    let inputs = paths
+        .into_iter()
+        .map(|path| {
+            let source = match given.remove(&path) {
+                Some(Ok(text)) => Source::Bytes(text),
+                Some(Err(why)) => Source::Lazy(Box::new(move || Err(why))),
+                None => {
+                    let (root, plan, path) = (Arc::clone(root), Arc::clone(plan), path.clone());
+                    Source::Lazy(Box::new(move || prepare(&root, &plan, &path)))
+                }
+            };
+            SearchInput { path, source }
+        })
+        .collect();
+    Ok((search(inputs, opts)?, count))
+}
+
+/// Opens the file at `path` and gives what to search in it, on the worker thread.
+fn prepare(root: &Root, plan: &Plan, path: &str) -> std::result::Result<Source, String> {
+    let (file, content_type) = root.open_typed(path).map_err(unreadable)?;
+    let as_is = |file| Ok(Source::File(Box::new(move || Ok(file))));
+    match plan.reading(&content_type) {
+        Reading::AsIs if holds_text(&content_type) == Some(false) => Err(NO_CONVERTER.into()),
+        Reading::AsIs => as_is(file),
+        // A caller's converter reads it, yet the caller gave nothing: the file came
+        // after the caller listed the folder.
+        Reading::Caller => Err("was added during the search".into()),
+        Reading::Native(chain) => {
+            let conversion = cache::converted(&file, path, &chain).map_err(unreadable)?;
+            match &conversion.text {
+                Ok(text) => Ok(Source::Bytes(Arc::from(Arc::clone(text)))),
+                // As the Ruby layer does: a type that holds text is read as it is
+                // when its converters give nothing (a page of HTML with no text).
+                Err(_) if holds_text(&content_type) != Some(false) => {
+                    let file = root.open_file(path).map_err(unreadable)?;
+                    as_is(file)
+                }
+                Err(refusal) => Err(format!("gave no text ({refusal})")),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
