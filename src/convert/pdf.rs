@@ -11,7 +11,9 @@ use std::rc::Rc;
 use lopdf::content::Content;
 use lopdf::{Document, LoadOptions, Object};
 
+use super::budget::Budget;
 use super::out::Out;
+use super::pdf_content::each_piece;
 use super::pdf_font::{FontText, Fonts};
 use super::{Converted, Refusal};
 
@@ -38,8 +40,10 @@ fn read(bytes: &[u8]) -> Converted {
     let options = LoadOptions::with_max_decompressed_size(MAX_STREAM);
     let document = Document::load_mem_with_options(bytes, options)
         .map_err(|e| Refusal::unreadable(KIND, e))?;
-    let mut out = Out::default();
+    let budget = Budget::new();
+    let mut out = Out::new(&budget);
     let mut walk = Walk {
+        budget: budget.clone(),
         document: &document,
         form_bytes: 0,
         draws: 0,
@@ -48,7 +52,7 @@ fn read(bytes: &[u8]) -> Converted {
         fonts: Fonts::new(&document),
     };
     for (number, page) in document.get_pages() {
-        if !out.heading(&format!("Page {number}")) {
+        if !(out.heading(&format!("Page {number}")) && budget.step(1)) {
             break;
         }
         page_text(&document, page, &mut out, &mut walk);
@@ -62,7 +66,7 @@ fn read(bytes: &[u8]) -> Converted {
 
 /// How deep form XObjects may draw one another.
 const MAX_FORM_DEPTH: usize = 8;
-/// The most form XObject bytes decoded for one document, all uses together:
+/// The most form XObject bytes decoded for one document, all drawings together:
 /// a form drawn a million times costs its size a million times.
 const MAX_FORM_BYTES: usize = MAX_STREAM;
 /// The most form XObjects drawn for one document: each drawing reads the form's
@@ -96,6 +100,7 @@ impl<'d> Resources<'d, '_> {
 
 /// The state of one document's walk: its form budget and the forms being drawn.
 struct Walk<'d> {
+    budget: std::rc::Rc<Budget>,
     document: &'d Document,
     form_bytes: usize,
     draws: usize,
@@ -105,9 +110,10 @@ struct Walk<'d> {
     fonts: Fonts<'d>,
 }
 
-/// A form XObject as read once: its operations and its own fonts and XObjects.
+/// A form XObject as read once: its content (decoded a piece at a time as it
+/// is drawn) and its own fonts and XObjects.
 struct Form<'d> {
-    content: Content,
+    content: Vec<u8>,
     encodings: Rc<BTreeMap<Vec<u8>, Rc<FontText<'d>>>>,
     xobjects: Rc<BTreeMap<Vec<u8>, lopdf::ObjectId>>,
 }
@@ -135,8 +141,19 @@ fn page_text<'d>(
             }
         }
     }
-    let Ok(content) = document.get_page_content_with_limit(page, MAX_STREAM) else {
-        return;
+    let content = match document.get_page_content_with_limit(page, MAX_STREAM) {
+        Ok(content) => content,
+        // Said in the text, so a page too big to read is not taken for a scan.
+        Err(lopdf::Error::Decompress(lopdf::DecompressError::MemoryLimitExceeded { .. })) => {
+            out.newline();
+            out.text(&format!(
+                "[cut: the page's content is over {} MB]",
+                MAX_STREAM >> 20
+            ));
+            out.newline();
+            return;
+        }
+        Err(_) => return,
     };
     let resources = Resources {
         encodings: Rc::new(encodings),
@@ -144,10 +161,11 @@ fn page_text<'d>(
         parent: None,
     };
     let mut pen = Pen::default();
-    let Ok(content) = Content::decode(&content) else {
-        return;
-    };
-    walk.run(&content, &resources, &mut pen, out);
+    let budget = walk.budget.clone();
+    each_piece(&content, &budget, |operations| {
+        walk.run(operations, &resources, &mut pen, out);
+        !out.full()
+    });
     out.newline();
 }
 
@@ -188,6 +206,9 @@ impl<'d> Walk<'d> {
         out: &mut Out,
     ) {
         for operation in &content.operations {
+            if !self.budget.step(1) {
+                return;
+            }
             let operands = &operation.operands;
             match operation.operator.as_str() {
                 "Tf" => {
@@ -266,6 +287,7 @@ impl<'d> Walk<'d> {
         if self.drawing.len() >= MAX_FORM_DEPTH
             || self.drawing.contains(&id)
             || self.draws >= MAX_FORM_DRAWS
+            || self.form_bytes >= MAX_FORM_BYTES
         {
             return;
         }
@@ -281,6 +303,11 @@ impl<'d> Walk<'d> {
         let Some(form) = form else {
             return;
         };
+        // Each drawing decodes the form again: its bytes count every time.
+        self.form_bytes += form.content.len();
+        if self.form_bytes > MAX_FORM_BYTES {
+            return;
+        }
         let resources = Resources {
             encodings: form.encodings.clone(),
             xobjects: form.xobjects.clone(),
@@ -293,7 +320,11 @@ impl<'d> Walk<'d> {
         if let Some(shown) = &mut pen.shown {
             shown.end = None;
         }
-        self.run(&form.content, &resources, pen, out);
+        let budget = self.budget.clone();
+        each_piece(&form.content, &budget, |operations| {
+            self.run(operations, &resources, pen, out);
+            !out.full()
+        });
         self.drawing.pop();
     }
 
@@ -306,16 +337,14 @@ impl<'d> Walk<'d> {
         if stream.dict.get(b"Subtype").and_then(Object::as_name).ok() != Some(b"Form") {
             return None;
         }
-        let budget = MAX_FORM_BYTES.saturating_sub(self.form_bytes);
-        let content = match stream.decompressed_content_with_limit(budget) {
+        let left = MAX_FORM_BYTES.saturating_sub(self.form_bytes);
+        let content = match stream.decompressed_content_with_limit(left) {
             Ok(content) => content,
-            Err(_) if stream.dict.get(b"Filter").is_err() && stream.content.len() <= budget => {
+            Err(_) if stream.dict.get(b"Filter").is_err() && stream.content.len() <= left => {
                 stream.content.clone()
             }
             Err(_) => return None,
         };
-        self.form_bytes += content.len();
-        let content = Content::decode(&content).ok()?;
         let (mut encodings, mut xobjects) = (BTreeMap::new(), BTreeMap::new());
         let own = stream
             .dict
