@@ -20,7 +20,7 @@ pub const MAX_OUTPUT: usize = 64 * 1024 * 1024;
 /// entry, or a kilobyte decompressed.
 pub const MAX_WORK: u64 = 50_000_000;
 /// The longest a conversion runs.
-pub const MAX_TIME: Duration = Duration::from_secs(10);
+pub const MAX_TIME: Duration = Duration::from_secs(2);
 
 /// How many steps go between looks at the clock (the flag is looked at every step).
 const CLOCK_EVERY: u64 = 1024;

@@ -8,19 +8,35 @@
 
 use std::borrow::Cow;
 
-use encoding_rs::{
-    Encoding, REPLACEMENT, UTF_16BE, UTF_16LE, UTF_8, WINDOWS_1252, X_USER_DEFINED,
-};
+use encoding_rs::{Encoding, REPLACEMENT, UTF_16BE, UTF_16LE, UTF_8, WINDOWS_1252, X_USER_DEFINED};
 
 /// How far a `<meta>` declaration is looked for, as browsers do.
 const PRESCAN: usize = 1024;
 
 /// `bytes` decoded to text, the byte order mark removed; undecodable bytes
 /// become U+FFFD.
+#[cfg(test)]
 pub fn decode_html(bytes: &[u8]) -> Cow<'_, str> {
+    decode(bytes).unwrap_or_default()
+}
+
+/// `bytes` decoded as `decode_html` does, or None when there is not memory
+/// enough for the text: the buffer is reserved fallibly, as its size comes
+/// from the document.
+pub fn decode(bytes: &[u8]) -> Option<Cow<'_, str>> {
     let encoding = sniff(bytes);
-    let (text, _) = encoding.decode_with_bom_removal(bytes);
-    text
+    let unmarked = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    if encoding == UTF_8 {
+        if let Ok(text) = std::str::from_utf8(unmarked) {
+            return Some(Cow::Borrowed(text));
+        }
+    }
+    let mut decoder = encoding.new_decoder_with_bom_removal();
+    let most = decoder.max_utf8_buffer_length(bytes.len())?;
+    let mut text = String::new();
+    text.try_reserve_exact(most).ok()?;
+    let _ = decoder.decode_to_string(bytes, &mut text, true);
+    Some(Cow::Owned(text))
 }
 
 /// The encoding `bytes` are in.

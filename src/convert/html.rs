@@ -17,7 +17,7 @@ use html5ever::tokenizer::{
 use html5ever::TokenizerResult;
 
 use super::budget::Budget;
-use super::charset::decode_html;
+use super::charset::decode;
 use super::out::Out;
 use super::Converted;
 
@@ -75,7 +75,7 @@ const VOID: &[&str] = &[
 ];
 
 /// The text of the HTML in `bytes`, in the charset a browser would read it in
-/// (see [`decode_html`]); [`crate::convert::Refusal::NoText`] when it shows none.
+/// (see `charset::decode`); [`crate::convert::Refusal::NoText`] when it shows none.
 pub fn html(bytes: &[u8]) -> Converted {
     read(bytes, &Budget::new()).finish_text(KIND)
 }
@@ -92,7 +92,10 @@ pub(super) fn page(bytes: &[u8], budget: &Rc<Budget>) -> Option<String> {
 const PIECE: usize = 64 * 1024;
 
 fn read(bytes: &[u8], budget: &Rc<Budget>) -> Out {
-    let text = decode_html(bytes);
+    let Some(text) = decode(bytes) else {
+        budget.out_of_memory();
+        return Out::new(budget);
+    };
     let tokenizer = Tokenizer::new(Sink::new(budget), TokenizerOpts::default());
     let input = BufferQueue::default();
     let mut rest: &str = &text;

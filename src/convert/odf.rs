@@ -471,11 +471,11 @@ impl Reader {
             if entries.is_empty() {
                 continue;
             }
-            self.out.heading(title);
+            self.out.section(title);
             for entry in entries {
                 // Paid for as it was read.
                 self.out.copy(entry);
-                self.out.newline();
+                self.out.copy("\n");
             }
         }
         self.out.finish_text(KIND)

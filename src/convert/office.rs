@@ -2,6 +2,8 @@
 //! (in `excel`) Excel sheets. The archive is read through [`Archive`], the XML
 //! streamed once.
 
+use std::rc::Rc;
+
 use super::archive::Archive;
 use super::budget::Budget;
 use super::out::Out;
@@ -14,10 +16,19 @@ pub(super) const KIND: &str = "Office document";
 /// .odp, zipped or flat) or an EPUB book.
 pub fn office(bytes: &[u8]) -> Converted {
     let budget = Budget::new();
-    if odf::is_flat(bytes) {
-        return odf::flat(bytes, &budget);
+    let converted = read(bytes, &budget);
+    match (converted, budget.marker()) {
+        // A part the budget stopped short is no broken file: say it was cut.
+        (Err(Refusal::Unreadable(..) | Refusal::NoText(_)), Some(marker)) => Ok(marker + "\n"),
+        (converted, _) => converted,
     }
-    let mut archive = Archive::open(bytes, KIND, &budget)?;
+}
+
+fn read(bytes: &[u8], budget: &Rc<Budget>) -> Converted {
+    if odf::is_flat(bytes) {
+        return odf::flat(bytes, budget);
+    }
+    let mut archive = Archive::open(bytes, KIND, budget)?;
     if archive.has("word/document.xml") {
         word::word(&mut archive)
     } else if archive.has("xl/workbook.xml") {

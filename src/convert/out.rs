@@ -87,6 +87,21 @@ impl Out {
         self.push("## ") && self.push(title) && self.push("\n")
     }
 
+    /// A `## title` heading over text already paid for (notes, comments),
+    /// written even after a cut, so what was read keeps its heading.
+    pub fn section(&mut self, title: &str) {
+        let kept = self.text.trim_end_matches(' ').len();
+        self.text.truncate(kept);
+        let gap = match () {
+            _ if self.text.is_empty() || self.text.ends_with("\n\n") => "",
+            _ if self.text.ends_with('\n') => "\n",
+            _ => "\n\n",
+        };
+        let seen = self.seen;
+        self.copy(&format!("{gap}## {title}\n"));
+        self.seen = seen;
+    }
+
     /// Takes away the hyphen of a word broken at the end of the line
     /// (`con-`), so the next text completes it; false when the line does not
     /// end that way. Before a capital (`caps`) only a word in capitals is

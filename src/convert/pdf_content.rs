@@ -10,10 +10,13 @@ use super::budget::Budget;
 
 /// About how many bytes of a content stream are decoded at once.
 const PIECE: usize = 256 * 1024;
+/// The most bytes decoded at once: an operation longer than this (a TJ array
+/// of millions of numbers) would take gigabytes as objects, so is passed over.
+const MAX_PIECE: usize = 8 * 1024 * 1024;
 
 /// Calls `run` with the operations of each piece of `content` in order, until
-/// it returns false or the budget stops; a piece that does not decode is
-/// passed over. Each kilobyte decoded is a step.
+/// it returns false or the budget stops; a piece that does not decode, or
+/// is over [`MAX_PIECE`], is passed over. Each kilobyte decoded is a step.
 pub fn each_piece(content: &[u8], budget: &Budget, mut run: impl FnMut(&Content) -> bool) {
     let mut start = 0;
     while start < content.len() {
@@ -21,6 +24,10 @@ pub fn each_piece(content: &[u8], budget: &Budget, mut run: impl FnMut(&Content)
         let piece = &content[start..end];
         if !budget.step(piece.len().div_ceil(1024) as u64) {
             return;
+        }
+        if piece.len() > MAX_PIECE {
+            start = end;
+            continue;
         }
         if let Ok(operations) = Content::decode(piece) {
             if !run(&operations) {
@@ -46,7 +53,13 @@ fn piece_end(bytes: &[u8], start: usize) -> usize {
     let mut i = start;
     // Arrays and dictionaries open: an operator is never inside one.
     let mut depth = 0usize;
+    // The end of the last operation seen: where to cut before an operation
+    // too long to decode, so what comes before it is still read.
+    let mut last = start;
     while i < bytes.len() {
+        if i - start > MAX_PIECE && last > start {
+            return last;
+        }
         match bytes[i] {
             b'%' => {
                 while i < bytes.len() && !matches!(bytes[i], b'\n' | b'\r') {
@@ -90,8 +103,11 @@ fn piece_end(bytes: &[u8], start: usize) -> usize {
                 }
                 let operator = token[0].is_ascii_alphabetic() || matches!(token[0], b'\'' | b'"');
                 let operand = matches!(token, b"true" | b"false" | b"null");
-                if depth == 0 && operator && !operand && i - start >= PIECE {
-                    return i;
+                if depth == 0 && operator && !operand {
+                    if i - start >= PIECE {
+                        return i;
+                    }
+                    last = i;
                 }
             }
             _ => i += 1,

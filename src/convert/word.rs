@@ -166,14 +166,12 @@ impl Section {
         if self.entries.is_empty() {
             return !out.full();
         }
-        out.heading(title);
+        out.section(title);
         for entry in self.entries.entries() {
             // Paid for when the part was read.
             out.copy(entry);
-            if !out.newline() {
-                return false;
-            }
+            out.copy("\n");
         }
-        true
+        !out.full()
     }
 }
