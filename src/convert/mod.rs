@@ -27,6 +27,7 @@ pub mod pdf;
 mod pdf_content;
 mod pdf_font;
 mod pdf_form;
+mod pdf_pen;
 mod word;
 mod xml;
 

@@ -15,17 +15,13 @@ use super::budget::Budget;
 use super::out::Out;
 use super::pdf_content::each_piece;
 use super::pdf_font::{FontText, Fonts};
+use super::pdf_pen::{operand, Pen};
 use super::{Converted, Refusal};
 
 const KIND: &str = "PDF";
 
 /// The most bytes one stream (a page's content, a font's map) may inflate to.
 pub const MAX_STREAM: usize = 64 * 1024 * 1024;
-
-/// A kerning gap (in thousandths of an em) wide enough to be a space between
-/// words: a tenth of an em, as poppler takes it. Justified lines shrink spaces
-/// to a fifth of an em, while kerning inside a word stays under a twentieth.
-const WORD_GAP: f32 = 100.0;
 
 /// The text of the PDF in `bytes`.
 pub fn pdf(bytes: &[u8]) -> Converted {
@@ -46,6 +42,7 @@ fn read(bytes: &[u8]) -> Converted {
         budget: budget.clone(),
         document: &document,
         form_bytes: 0,
+        decoded_bytes: 0,
         draws: 0,
         forms: HashMap::new(),
         drawing: Vec::new(),
@@ -64,6 +61,11 @@ fn read(bytes: &[u8]) -> Converted {
     out.finish_text(KIND)
 }
 
+/// The largest form kept decoded between its drawings, and the most bytes of
+/// forms so kept: decoded operations take some 35 times their bytes.
+const SMALL_FORM: usize = 64 * 1024;
+const MAX_DECODED_FORMS: usize = 2 * 1024 * 1024;
+
 /// How deep form XObjects may draw one another.
 const MAX_FORM_DEPTH: usize = 8;
 /// The most form XObject bytes decoded for one document, all drawings together:
@@ -75,7 +77,7 @@ const MAX_FORM_DRAWS: usize = 10_000;
 
 /// What text showing needs from the resources in force: fonts' encodings and
 /// the XObjects a `Do` may draw.
-struct Resources<'d, 'p> {
+pub(super) struct Resources<'d, 'p> {
     encodings: Rc<BTreeMap<Vec<u8>, Rc<FontText<'d>>>>,
     xobjects: Rc<BTreeMap<Vec<u8>, lopdf::ObjectId>>,
     /// The resources of what draws this form: names not found here are looked up there.
@@ -83,7 +85,7 @@ struct Resources<'d, 'p> {
 }
 
 impl<'d> Resources<'d, '_> {
-    fn encoding(&self, font: &[u8]) -> Option<&FontText<'d>> {
+    pub(super) fn encoding(&self, font: &[u8]) -> Option<&FontText<'d>> {
         self.encodings
             .get(font)
             .map(|text| &**text)
@@ -103,6 +105,8 @@ struct Walk<'d> {
     budget: std::rc::Rc<Budget>,
     document: &'d Document,
     form_bytes: usize,
+    /// The bytes of the forms kept decoded.
+    decoded_bytes: usize,
     draws: usize,
     /// Forms already read: their operations and own resources, read once.
     forms: HashMap<lopdf::ObjectId, Option<Rc<Form<'d>>>>,
@@ -114,6 +118,9 @@ struct Walk<'d> {
 /// is drawn) and its own fonts and XObjects.
 struct Form<'d> {
     content: Vec<u8>,
+    /// The operations of a small form, decoded once: a logo drawn on every
+    /// page is not decoded again for each.
+    decoded: Option<Content>,
     encodings: Rc<BTreeMap<Vec<u8>, Rc<FontText<'d>>>>,
     xobjects: Rc<BTreeMap<Vec<u8>, lopdf::ObjectId>>,
 }
@@ -320,11 +327,15 @@ impl<'d> Walk<'d> {
         if let Some(shown) = &mut pen.shown {
             shown.end = None;
         }
-        let budget = self.budget.clone();
-        each_piece(&form.content, &budget, |operations| {
+        if let Some(operations) = &form.decoded {
             self.run(operations, &resources, pen, out);
-            !out.full()
-        });
+        } else {
+            let budget = self.budget.clone();
+            each_piece(&form.content, &budget, |operations| {
+                self.run(operations, &resources, pen, out);
+                !out.full()
+            });
+        }
         self.drawing.pop();
     }
 
@@ -365,215 +376,20 @@ impl<'d> Walk<'d> {
             }
             xobjects.extend(xobject_ids(self.document, own));
         }
+        // Small forms are kept decoded, within a budget of their bytes.
+        let decoded = if content.len() <= SMALL_FORM
+            && self.decoded_bytes + content.len() <= MAX_DECODED_FORMS
+        {
+            self.decoded_bytes += content.len();
+            Content::decode(&content).ok()
+        } else {
+            None
+        };
         Some(Form {
             content,
+            decoded,
             encodings: Rc::new(encodings),
             xobjects: Rc::new(xobjects),
         })
-    }
-}
-
-/// `text` with typographic ligatures (U+FB00 to U+FB06: ff, fi, fl, ffi, ffl, st)
-/// written out as their letters, as a reader searching for "file" expects.
-fn unligature(text: String) -> String {
-    if !text.chars().any(|c| ('\u{fb00}'..='\u{fb06}').contains(&c)) {
-        return text;
-    }
-    let mut plain = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        match c {
-            '\u{fb00}' => plain.push_str("ff"),
-            '\u{fb01}' => plain.push_str("fi"),
-            '\u{fb02}' => plain.push_str("fl"),
-            '\u{fb03}' => plain.push_str("ffi"),
-            '\u{fb04}' => plain.push_str("ffl"),
-            '\u{fb05}' | '\u{fb06}' => plain.push_str("st"),
-            c => plain.push(c),
-        }
-    }
-    plain
-}
-
-fn operand(operands: &[Object], index: usize) -> f32 {
-    operands
-        .get(index)
-        .and_then(|n| n.as_float().ok())
-        .unwrap_or(0.0)
-}
-
-/// Where the text is, in the text space of the current matrix scaled to the
-/// page: enough to tell one line from the next, a subscript from a new line,
-/// and a space between words from a letter's neighbour.
-struct Pen {
-    /// The resource name of the current font, and its size.
-    font: Option<Vec<u8>>,
-    size: f32,
-    /// Text state: character and word spacing, horizontal scaling, leading.
-    char_spacing: f32,
-    word_spacing: f32,
-    h_scaling: f32,
-    leading: f32,
-    /// The text matrix's scale, across and up.
-    scale: (f32, f32),
-    /// The start of the current line, and the pen's position.
-    line: (f32, f32),
-    x: f32,
-    y: f32,
-    /// The last text shown.
-    shown: Option<Shown>,
-    /// The position was set since the last text (for fonts without widths).
-    moved: bool,
-    /// `T*`, `'` or `"` began a new line, wherever it is.
-    new_line: bool,
-    /// A word broken by a hyphen at the end of the line before was joined:
-    /// the line breaks at the next space instead.
-    joined: bool,
-}
-
-/// The last text shown: its baseline, where it ended along it (None when its
-/// font gives no widths) and its font size, all in the pen's units.
-struct Shown {
-    y: f32,
-    end: Option<f32>,
-    size: f32,
-}
-
-impl Default for Pen {
-    fn default() -> Self {
-        Pen {
-            font: None,
-            size: 0.0,
-            char_spacing: 0.0,
-            word_spacing: 0.0,
-            h_scaling: 1.0,
-            leading: 0.0,
-            scale: (1.0, 1.0),
-            line: (0.0, 0.0),
-            x: 0.0,
-            y: 0.0,
-            shown: None,
-            moved: false,
-            new_line: false,
-            joined: false,
-        }
-    }
-}
-
-impl Pen {
-    /// `Td`: the next line, offset from the start of this one.
-    fn next_line(&mut self, tx: f32, ty: f32) {
-        self.line = (
-            self.line.0 + tx * self.scale.0,
-            self.line.1 + ty * self.scale.1,
-        );
-        (self.x, self.y) = self.line;
-        self.moved = true;
-    }
-
-    /// `Tm`: a new text matrix.
-    fn matrix(&mut self, m: [f32; 6]) {
-        self.scale = (m[0].hypot(m[1]), m[2].hypot(m[3]));
-        self.line = (m[4], m[5]);
-        (self.x, self.y) = self.line;
-        self.moved = true;
-    }
-
-    /// A TJ adjustment: thousandths of an em, a positive one moving left.
-    fn adjust(&mut self, thousandths: f32, out: &mut Out) {
-        self.x -= thousandths / 1000.0 * self.size * self.h_scaling * self.scale.0;
-        // Without widths, only a wide gap tells words apart.
-        let blind = self.shown.as_ref().is_some_and(|shown| shown.end.is_none());
-        if blind && -thousandths > WORD_GAP {
-            self.space(out);
-        }
-    }
-
-    /// Writes a string operand in the current font's encoding: on a new line
-    /// when the baseline moved by half a line or more (less is a subscript or
-    /// superscript, on the same line), after a space when the text starts
-    /// past a tenth of an em from where the last ended. A word hyphenated at
-    /// the end of a line is written whole, as a reader searching for it
-    /// expects, and the line ends after it.
-    fn show(&mut self, resources: &Resources<'_, '_>, operand: Option<&Object>, out: &mut Out) {
-        let font = self.font.as_ref().and_then(|font| resources.encoding(font));
-        let (Some(font), Some(Object::String(bytes, _))) = (font, operand) else {
-            return;
-        };
-        let mut text = String::new();
-        if !font.write(bytes, &mut text) {
-            return;
-        }
-        let text = unligature(text);
-        let size = self.size.abs();
-        if let Some(shown) = &self.shown {
-            let rise = (self.y - shown.y).abs();
-            let line = shown.size.max(size) * self.scale.1;
-            if self.new_line || (rise > 0.01 && rise >= 0.5 * line) {
-                let first = text.chars().next();
-                let caps = first.is_some_and(char::is_uppercase);
-                let word = caps || first.is_some_and(char::is_lowercase);
-                if word && !self.joined && out.unhyphenate(caps) {
-                    self.joined = true;
-                } else {
-                    self.joined = false;
-                    out.newline();
-                }
-            } else {
-                let em = size * self.h_scaling * self.scale.0;
-                let apart = match shown.end {
-                    Some(end) => self.x - end > WORD_GAP / 1000.0 * em || end - self.x > em / 2.0,
-                    None => self.moved || rise > 0.01,
-                };
-                if apart {
-                    self.space(out);
-                }
-            }
-        }
-        let end = font.advance(bytes).map(|advance| {
-            let across = advance.ems * self.size
-                + advance.glyphs as f32 * self.char_spacing
-                + advance.spaces as f32 * self.word_spacing;
-            self.x += across * self.h_scaling * self.scale.0;
-            self.x
-        });
-        self.shown = Some(Shown {
-            y: self.y,
-            end,
-            size,
-        });
-        self.moved = false;
-        self.new_line = false;
-        match text.split_once(' ') {
-            Some((word, rest)) if self.joined => {
-                self.joined = false;
-                out.text(word);
-                out.newline();
-                out.text(rest.trim_start());
-            }
-            _ => {
-                out.text(&text);
-            }
-        }
-    }
-
-    /// A space between words, or the line break a joined word put off.
-    fn space(&mut self, out: &mut Out) {
-        if self.joined {
-            self.joined = false;
-            out.newline();
-        } else if !out.after_space() {
-            out.push(" ");
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn writes_ligatures_as_letters() {
-        assert_eq!(
-            super::unligature("con\u{fb01}guration \u{fb00}".into()),
-            "configuration ff"
-        );
     }
 }

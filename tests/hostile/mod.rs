@@ -340,6 +340,19 @@ pub fn huge_array(bytes: usize) -> Vec<u8> {
     content
 }
 
+/// A flat spreadsheet whose one row, repeated a million times, repeats a
+/// 1 MB cell across all 16,384 columns.
+pub fn long_cell_sheet() -> Vec<u8> {
+    let cell = "x".repeat(1 << 20);
+    format!(
+        "<office:document {ODF_NS}><office:body><office:spreadsheet>\
+         <table:table table:name=\"S\"><table:table-row table:number-rows-repeated=\"1000000\">\
+         <table:table-cell table:number-columns-repeated=\"16384\"><text:p>{cell}</text:p></table:table-cell>\
+         </table:table-row></table:table></office:spreadsheet></office:body></office:document>"
+    )
+    .into_bytes()
+}
+
 /// Every document of the corpus.
 pub fn corpus() -> Vec<Hostile> {
     let page = b"<html><body><p>The one page</p></body></html>".as_slice();
@@ -387,6 +400,7 @@ pub fn corpus() -> Vec<Hostile> {
         Hostile { name: "pdf: forms drawing each other in a cycle, 300 times each", kind: Kind::Pdf, bytes: pdf_with_cyclic_forms(), expect: Expect::Holds("x") },
         Hostile { name: "epub: paths out of the archive", kind: Kind::Office, bytes: outside, expect: Expect::Holds("The one page") },
         Hostile { name: "odt: nested notes and comments, each with a repeated table, cut short", kind: Kind::Office, bytes: nested_truncated(), expect: Expect::Cut },
+        Hostile { name: "fods: a 1 MB cell repeated across every column of a million rows", kind: Kind::Office, bytes: long_cell_sheet(), expect: Expect::Cut },
         Hostile { name: "pdf: one TJ array of 60 MB, deflated", kind: Kind::Pdf, bytes: pdf(huge_array(60 << 20), true), expect: Expect::Holds("before") },
     ]
 }
