@@ -141,6 +141,28 @@ fn civil(days: i64) -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
+/// An ODF time value (`PT14H30M00S`, an ISO 8601 duration) as `14:30:00`.
+pub(super) fn duration(value: &str) -> String {
+    let Some(rest) = value.strip_prefix("PT") else {
+        return value.to_string();
+    };
+    let (mut hours, mut minutes, mut seconds) = (0u64, 0u64, 0f64);
+    let mut number = String::new();
+    for c in rest.chars() {
+        match c {
+            'H' => hours = number.parse().unwrap_or(0),
+            'M' => minutes = number.parse().unwrap_or(0),
+            'S' => seconds = number.parse().unwrap_or(0.0),
+            c => {
+                number.push(c);
+                continue;
+            }
+        }
+        number.clear();
+    }
+    format!("{hours:02}:{minutes:02}:{:02}", seconds.round() as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,5 +208,12 @@ mod tests {
         );
         assert_eq!(format(-1.0, Shows::Date, false), None);
         assert_eq!(format(1e300, Shows::Date, false), None);
+    }
+
+    #[test]
+    fn reads_odf_time_values() {
+        assert_eq!(super::duration("PT14H30M00S"), "14:30:00");
+        assert_eq!(super::duration("PT09H05M07.4S"), "09:05:07");
+        assert_eq!(super::duration("PT36H00M00S"), "36:00:00");
     }
 }

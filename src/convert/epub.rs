@@ -1,22 +1,31 @@
 //! EPUB books: `META-INF/container.xml` names the package (OPF), whose spine
-//! gives the reading order of its XHTML documents; each is read as HTML.
+//! gives the reading order of its XHTML documents; each is read as HTML, once
+//! however often the spine lists it, and only when the manifest says it is
+//! (X)HTML (a nested book or an image listed in the spine is not text).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use super::archive::Archive;
-use super::html::html;
+use super::archive::{Archive, MAX_ENTRIES};
+use super::html;
 use super::out::Out;
 use super::xml::{self, attr, resolve, Node};
 use super::{Converted, Refusal};
 
 const KIND: &str = "EPUB book";
 
+/// The most spine entries read, repeats included: no archive has more items.
+pub const MAX_SPINE: usize = MAX_ENTRIES;
+
+/// The manifest types read as pages.
+const PAGE_TYPES: &[&str] = &["application/xhtml+xml", "text/html"];
+
 pub(super) fn epub(archive: &mut Archive<'_>) -> Converted {
+    let budget = archive.budget().clone();
     let container = archive
         .read("META-INF/container.xml")?
         .ok_or_else(|| Refusal::unreadable(KIND, "META-INF/container.xml is missing or broken"))?;
     let mut package = None;
-    xml::walk(&container, |node| {
+    xml::walk(&container, &budget, |node| {
         if let Node::Open("rootfile", tag) = node {
             package = attr(tag, "full-path");
         }
@@ -29,28 +38,51 @@ pub(super) fn epub(archive: &mut Archive<'_>) -> Converted {
     let dir = package.rsplit_once('/').map_or("", |(dir, _)| dir);
     let mut items = HashMap::new();
     let mut spine = Vec::new();
-    xml::walk(&opf, |node| {
+    let mut listed = HashSet::new();
+    let mut entries = 0;
+    xml::walk(&opf, &budget, |node| {
         match node {
             Node::Open("item", tag) => {
-                if let (Some(id), Some(href)) = (attr(tag, "id"), attr(tag, "href")) {
+                let page = attr(tag, "media-type")
+                    .is_some_and(|t| PAGE_TYPES.contains(&t.trim().to_ascii_lowercase().as_str()));
+                if let (true, Some(id), Some(href)) = (page, attr(tag, "id"), attr(tag, "href")) {
                     items.insert(id, resolve(dir, &unescape(&href)));
                 }
             }
-            Node::Open("itemref", tag) => spine.extend(attr(tag, "idref")),
+            Node::Open("itemref", _) if entries >= MAX_SPINE => {
+                budget.cut(format!("the spine has more than {MAX_SPINE} entries"));
+                return false;
+            }
+            Node::Open("itemref", tag) => {
+                entries += 1;
+                // Each page once, where the spine first lists it.
+                if let Some(id) = attr(tag, "idref") {
+                    if listed.insert(id.clone()) {
+                        spine.push(id);
+                    }
+                }
+            }
             _ => {}
         }
         true
     });
-    let mut out = Out::default();
+    let mut out = Out::new(&budget);
+    let mut read = HashSet::new();
     for id in spine {
         let Some(path) = items.get(&id) else { continue };
+        // Two ids for one file are still one page.
+        if !read.insert(path.as_str()) {
+            continue;
+        }
         if let Some(page) = archive.read(path)? {
-            if let Ok(text) = html(&page) {
+            if let Some(text) = html::page(&page, &budget) {
                 out.newline();
-                if !out.text(&text) {
-                    break;
-                }
+                // Paid for as the page was read.
+                out.copy(&text);
             }
+        }
+        if out.full() {
+            break;
         }
     }
     out.finish_text(KIND)

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use super::archive::Archive;
+use super::budget::{reserve, Budget};
 use super::dates::{self, Shows};
 use super::office::{attr_rid, part, KIND};
 use super::out::Out;
@@ -16,22 +17,23 @@ use super::Converted;
 const MAX_COLUMN: usize = 16_384;
 
 pub(super) fn excel(archive: &mut Archive<'_>) -> Converted {
+    let budget = archive.budget().clone();
     let workbook = part(archive, "xl/workbook.xml")?;
     let rels = archive
         .read("xl/_rels/workbook.xml.rels")?
-        .map(|r| xml::relationships(&r, "xl"))
+        .map(|r| xml::relationships(&r, "xl", &budget))
         .unwrap_or_default();
     let strings = archive
         .read("xl/sharedStrings.xml")?
-        .map(|s| shared_strings(&s))
+        .map(|s| shared_strings(&s, &budget))
         .unwrap_or_default();
     let styles = archive
         .read("xl/styles.xml")?
-        .map(|s| cell_styles(&s))
+        .map(|s| cell_styles(&s, &budget))
         .unwrap_or_default();
     let mut sheets = Vec::new();
     let mut date1904 = false;
-    xml::walk(&workbook, |node| {
+    xml::walk(&workbook, &budget, |node| {
         match node {
             Node::Open("sheet", tag) => {
                 let mut name = attr(tag, "name").unwrap_or_default();
@@ -49,14 +51,14 @@ pub(super) fn excel(archive: &mut Archive<'_>) -> Converted {
         }
         true
     });
-    let mut out = Out::default();
+    let mut out = Out::new(&budget);
     for (name, path) in sheets {
         if !out.heading(&name) {
             break;
         }
         if let Some(sheet) = archive.read(&path)? {
             let mut rows = Rows::new(&strings, &styles, date1904);
-            xml::walk(&sheet, |node| rows.visit(node, &mut out));
+            xml::walk(&sheet, &budget, |node| rows.visit(node, &mut out));
         }
     }
     out.finish_text(KIND)
@@ -64,18 +66,25 @@ pub(super) fn excel(archive: &mut Archive<'_>) -> Converted {
 
 /// The shared strings, in order: each `si` item's text, its runs joined, its
 /// phonetic hints (`rPh`) left out.
-fn shared_strings(bytes: &[u8]) -> Vec<String> {
+fn shared_strings(bytes: &[u8], budget: &Budget) -> Vec<String> {
     let mut strings = Vec::new();
     let (mut in_text, mut in_phonetic) = (false, false);
-    xml::walk(bytes, |node| {
+    xml::walk(bytes, budget, |node| {
         match node {
-            Node::Open("si", _) => strings.push(String::new()),
+            Node::Open("si", _) => {
+                if !reserve(&mut strings, 1, budget) {
+                    return false;
+                }
+                strings.push(String::new())
+            }
             Node::Open("rPh", _) => in_phonetic = true,
             Node::Close("rPh") => in_phonetic = false,
             Node::Open("t", _) => in_text = true,
             Node::Close("t") => in_text = false,
             Node::Text(text) if in_text && !in_phonetic => {
                 if let Some(last) = strings.last_mut() {
+                    // No bigger than the part they come from; what cells
+                    // repeat of them is paid for as it is written.
                     last.push_str(text);
                 }
             }
@@ -88,11 +97,11 @@ fn shared_strings(bytes: &[u8]) -> Vec<String> {
 
 /// Per cell style (the `s` of a cell, an index into `cellXfs`): whether its
 /// number format shows a date or time, and which.
-fn cell_styles(bytes: &[u8]) -> Vec<Option<Shows>> {
+fn cell_styles(bytes: &[u8], budget: &Budget) -> Vec<Option<Shows>> {
     let mut custom = HashMap::new();
     let mut styles = Vec::new();
     let mut in_cell_xfs = false;
-    xml::walk(bytes, |node| {
+    xml::walk(bytes, budget, |node| {
         match node {
             Node::Open("numFmt", tag) => {
                 let id = attr(tag, "numFmtId").and_then(|id| id.parse::<u32>().ok());

@@ -7,14 +7,17 @@
 //! are separated by ` | `, and whitespace collapses except inside `pre`.
 
 use std::cell::RefCell;
+use std::rc::Rc;
 
 use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::states::RawKind;
 use html5ever::tokenizer::{
     BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
 };
+use html5ever::TokenizerResult;
 
-use super::charset::decode_html;
+use super::budget::Budget;
+use super::charset::decode;
 use super::out::Out;
 use super::Converted;
 
@@ -72,22 +75,67 @@ const VOID: &[&str] = &[
 ];
 
 /// The text of the HTML in `bytes`, in the charset a browser would read it in
-/// (see [`decode_html`]); [`crate::convert::Refusal::NoText`] when it shows none.
+/// (see `charset::decode`); [`crate::convert::Refusal::NoText`] when it shows none.
 pub fn html(bytes: &[u8]) -> Converted {
-    let text = decode_html(bytes);
-    let input = BufferQueue::default();
-    input.push_back(StrTendril::from(&*text));
-    let tokenizer = Tokenizer::new(Sink::default(), TokenizerOpts::default());
-    let _ = tokenizer.feed(&input);
-    tokenizer.end();
-    let state = tokenizer.sink.0.into_inner();
-    state.out.finish_text(KIND)
+    read(bytes, &Budget::new()).finish_text(KIND)
 }
 
-#[derive(Default)]
+/// The text of one page of a larger conversion (an EPUB's spine item), drawing
+/// on its `budget`; None when the page shows none.
+pub(super) fn page(bytes: &[u8], budget: &Rc<Budget>) -> Option<String> {
+    let out = read(bytes, budget);
+    out.seen().then(|| out.finish())
+}
+
+/// How much decoded text the tokenizer is handed at a time: between pieces
+/// the budget (and the cancellation flag) is looked at.
+const PIECE: usize = 64 * 1024;
+
+fn read(bytes: &[u8], budget: &Rc<Budget>) -> Out {
+    let Some(text) = decode(bytes) else {
+        budget.out_of_memory();
+        return Out::new(budget);
+    };
+    let tokenizer = Tokenizer::new(Sink::new(budget), TokenizerOpts::default());
+    let input = BufferQueue::default();
+    let mut rest: &str = &text;
+    let mut finished = true;
+    while !rest.is_empty() {
+        let mut end = rest.len().min(PIECE);
+        while !rest.is_char_boundary(end) {
+            end += 1;
+        }
+        let (piece, after) = rest.split_at(end);
+        rest = after;
+        input.push_back(StrTendril::from(piece));
+        // The sink pauses the tokenizer (as a script would) once the budget
+        // is spent: what is left is not read.
+        if matches!(tokenizer.feed(&input), TokenizerResult::Script(_)) || !budget.step(1) {
+            finished = false;
+            break;
+        }
+    }
+    if finished {
+        tokenizer.end();
+    }
+    tokenizer.sink.0.into_inner().out
+}
+
 struct Sink(RefCell<State>);
 
-#[derive(Default)]
+impl Sink {
+    fn new(budget: &Rc<Budget>) -> Self {
+        Sink(RefCell::new(State {
+            out: Out::new(budget),
+            skipping: None,
+            pre: 0,
+            cell_in_row: false,
+            cells: 0,
+            space: false,
+        }))
+    }
+}
+
 struct State {
     out: Out,
     /// The element being skipped (unshown or hidden) and how many of it are open.
@@ -107,6 +155,12 @@ impl TokenSink for Sink {
 
     fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
         let mut state = self.0.borrow_mut();
+        if !state.out.budget().step(1) {
+            return match token {
+                Token::TagToken(_) => TokenSinkResult::Script(()),
+                _ => TokenSinkResult::Continue,
+            };
+        }
         match token {
             Token::TagToken(tag) => return state.tag(&tag),
             Token::CharacterTokens(text) if state.skipping.is_none() && !state.out.full() => {

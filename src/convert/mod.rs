@@ -3,8 +3,10 @@
 //!
 //! Each converter takes the file's bytes and gives its text, or a [`Refusal`]
 //! saying why not. Hostile input ends quickly: archives are read through
-//! [`archive::Archive`], which caps entries and uncompressed bytes; output is capped
-//! at [`MAX_OUTPUT`], after which a converter stops and returns what it has.
+//! [`archive::Archive`], which caps entries and uncompressed bytes; each
+//! conversion draws on one [`budget::Budget`] of text ([`MAX_OUTPUT`]), work
+//! ([`budget::MAX_WORK`]) and time ([`budget::MAX_TIME`]), past which the
+//! converter stops and returns what it has, ending `[cut: why]`.
 //!
 //! ```
 //! let html = b"<p>Hello <b>there</b></p><script>alert(1)</script><p>Bye</p>";
@@ -12,6 +14,7 @@
 //! ```
 
 pub mod archive;
+pub mod budget;
 pub mod cache;
 mod charset;
 mod dates;
@@ -23,8 +26,10 @@ mod odf;
 mod office;
 mod out;
 pub mod pdf;
+mod pdf_content;
 mod pdf_font;
 mod pdf_form;
+mod pdf_pen;
 mod word;
 mod xml;
 
@@ -33,8 +38,7 @@ pub use html::html;
 pub use office::office;
 pub use pdf::pdf;
 
-/// The most text a converter returns; it stops there, with what it has.
-pub const MAX_OUTPUT: usize = 64 * 1024 * 1024;
+pub use budget::MAX_OUTPUT;
 
 /// Why a converter gave no text.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -5,11 +5,14 @@
 //! value), presentations a `## Slide N` per page. One streaming pass per part.
 
 use std::collections::HashSet;
+use std::rc::Rc;
 
 use super::archive::Archive;
-use super::out::Out;
+use super::budget::Budget;
+use super::dates;
+use super::out::{Distinct, Out};
 use super::xml::{self, attr, Node};
-use super::{Converted, Refusal, MAX_OUTPUT};
+use super::{Converted, Refusal};
 
 const KIND: &str = "OpenDocument file";
 
@@ -21,21 +24,22 @@ const MAX_NESTING: usize = 16;
 /// The text of an OpenDocument archive (`content.xml`, with `styles.xml` for
 /// headers and footers).
 pub(super) fn odf(archive: &mut Archive<'_>) -> Converted {
+    let budget = archive.budget().clone();
     let content = archive
         .read("content.xml")?
         .ok_or_else(|| Refusal::unreadable(KIND, "content.xml is missing or broken"))?;
-    let mut reader = Reader::default();
+    let mut reader = Reader::new(&budget);
     if let Some(styles) = archive.read("styles.xml")? {
-        xml::walk(&styles, |node| reader.visit(node));
+        xml::walk(&styles, &budget, |node| reader.visit(node));
     }
-    xml::walk(&content, |node| reader.visit(node));
+    xml::walk(&content, &budget, |node| reader.visit(node));
     reader.finish()
 }
 
 /// The text of a flat OpenDocument file: one XML document with it all.
-pub fn flat(bytes: &[u8]) -> Converted {
-    let mut reader = Reader::default();
-    xml::walk(bytes, |node| reader.visit(node));
+pub fn flat(bytes: &[u8], budget: &Rc<Budget>) -> Converted {
+    let mut reader = Reader::new(budget);
+    xml::walk(bytes, budget, |node| reader.visit(node));
     reader.finish()
 }
 
@@ -59,33 +63,36 @@ enum Mode {
     Presentation,
 }
 
-/// Where text goes.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Sink {
-    Body,
-    Headers,
-    Note(usize),
-    Comment(usize),
+/// What an open header, note or comment is, for where its text goes when it closes.
+enum Kind {
+    Header,
+    /// A footnote or endnote (`true`) and its label.
+    Note(bool, String),
+    Comment,
 }
 
-#[derive(Default)]
 struct Reader {
+    budget: Rc<Budget>,
     mode: Mode,
     in_body: bool,
     in_master: bool,
     out: Out,
-    headers: Vec<Out>,
-    /// Footnotes and endnotes: (endnote?, label, text).
-    notes: Vec<(bool, String, Out)>,
-    comments: Vec<Out>,
-    sinks: Vec<Sink>,
+    /// The headers, notes and comments open, innermost last: text goes to the
+    /// last. Each is written into its section when it closes, so what is kept
+    /// is text, paid for in the budget, never an empty output per element.
+    open: Vec<(Kind, Out)>,
+    headers: Distinct,
+    /// Footnotes and endnotes, each `label text`.
+    footnotes: Vec<String>,
+    endnotes: Vec<String>,
+    comments: Distinct,
     /// Depth of `p`/`h` open: text counts only inside one.
     paragraphs: usize,
     /// An element whose text is not shown (tracked deletions, speaker notes,
     /// a note's citation, a comment's date) and how many of it are open.
     skipping: Option<(String, usize)>,
-    footnotes: usize,
-    endnotes: usize,
+    footnote_count: usize,
+    endnote_count: usize,
     slides: usize,
     /// Table styles that hide their sheet.
     hidden_styles: HashSet<String>,
@@ -114,24 +121,77 @@ struct Table {
 }
 
 impl Reader {
+    fn new(budget: &Rc<Budget>) -> Self {
+        Reader {
+            budget: budget.clone(),
+            mode: Mode::default(),
+            in_body: false,
+            in_master: false,
+            out: Out::new(budget),
+            open: Vec::new(),
+            headers: Distinct::default(),
+            footnotes: Vec::new(),
+            endnotes: Vec::new(),
+            comments: Distinct::default(),
+            paragraphs: 0,
+            skipping: None,
+            footnote_count: 0,
+            endnote_count: 0,
+            slides: 0,
+            hidden_styles: HashSet::new(),
+            style: None,
+            table: Table::default(),
+            item_started: false,
+        }
+    }
+
     fn sink(&mut self) -> &mut Out {
-        match self.sinks.last().copied().unwrap_or(Sink::Body) {
-            Sink::Body => &mut self.out,
-            Sink::Headers => self.headers.last_mut().unwrap_or(&mut self.out),
-            Sink::Note(i) => &mut self.notes[i].2,
-            Sink::Comment(i) => &mut self.comments[i],
+        match self.open.last_mut() {
+            Some((_, out)) => out,
+            None => &mut self.out,
         }
     }
 
     fn writing(&self) -> bool {
-        self.skipping.is_none() && (self.in_body || !self.sinks.is_empty())
+        self.skipping.is_none() && (self.in_body || !self.open.is_empty())
     }
 
-    fn push_sink(&mut self, sink: Sink) {
-        if self.sinks.len() < MAX_NESTING {
-            self.sinks.push(sink);
+    /// Opens a header, note or comment; past [`MAX_NESTING`] its content is skipped.
+    fn push_sink(&mut self, kind: Kind, name: &str) {
+        if self.open.len() < MAX_NESTING {
+            let out = Out::new(&self.budget);
+            self.open.push((kind, out));
         } else {
-            self.skipping = Some(("annotation".into(), 1));
+            self.skipping = Some((name.into(), 1));
+        }
+    }
+
+    /// Closes the innermost header, note or comment, keeping its text.
+    fn pop_sink(&mut self) {
+        let Some((kind, out)) = self.open.pop() else {
+            return;
+        };
+        // One line each, made in place: a note may hold 64 MB.
+        let mut text = out.finish().into_bytes();
+        text.iter_mut()
+            .filter(|b| **b == b'\n')
+            .for_each(|b| *b = b' ');
+        let text = String::from_utf8(text).unwrap_or_default();
+        let text = text.trim();
+        match kind {
+            Kind::Header => self.headers.add(text),
+            Kind::Comment => self.comments.add(text),
+            Kind::Note(endnote, label) => {
+                let notes = if endnote {
+                    &mut self.endnotes
+                } else {
+                    &mut self.footnotes
+                };
+                // The label is written twice: paid for here the second time.
+                if self.budget.take_text(label.len() + 1) == label.len() + 1 {
+                    notes.push(format!("{label} {text}"));
+                }
+            }
         }
     }
 
@@ -168,8 +228,7 @@ impl Reader {
             | "footer-first"
                 if self.in_master =>
             {
-                self.headers.push(Out::default());
-                self.push_sink(Sink::Headers);
+                self.push_sink(Kind::Header, name)
             }
             // Hidden sheets: a table style with `table:display="false"`.
             "style" => self.style = attr(tag, "name"),
@@ -221,20 +280,16 @@ impl Reader {
             "note" => {
                 let endnote = attr(tag, "note-class").as_deref() == Some("endnote");
                 let label = if endnote {
-                    self.endnotes += 1;
-                    format!("[^e{}]", self.endnotes)
+                    self.endnote_count += 1;
+                    format!("[^e{}]", self.endnote_count)
                 } else {
-                    self.footnotes += 1;
-                    format!("[^{}]", self.footnotes)
+                    self.footnote_count += 1;
+                    format!("[^{}]", self.footnote_count)
                 };
                 self.sink().push(&label);
-                self.notes.push((endnote, label, Out::default()));
-                self.push_sink(Sink::Note(self.notes.len() - 1));
+                self.push_sink(Kind::Note(endnote, label), name);
             }
-            "annotation" => {
-                self.comments.push(Out::default());
-                self.push_sink(Sink::Comment(self.comments.len() - 1));
-            }
+            "annotation" => self.push_sink(Kind::Comment, name),
             "table" => self.open_table(tag),
             "table-row" => {
                 self.table.cells_in_row = 0;
@@ -248,7 +303,7 @@ impl Reader {
                 self.table.cell_repeat = repeat(tag, "number-columns-repeated");
                 self.table.cell_value = match attr(tag, "value-type").as_deref() {
                     Some("date") => attr(tag, "date-value"),
-                    Some("time") => attr(tag, "time-value").map(|t| duration(&t)),
+                    Some("time") => attr(tag, "time-value").map(|t| dates::duration(&t)),
                     _ => None,
                 };
             }
@@ -262,9 +317,9 @@ impl Reader {
             "master-styles" => self.in_master = false,
             "header" | "footer" | "header-left" | "footer-left" | "header-first"
             | "footer-first" | "note" | "annotation"
-                if !self.sinks.is_empty() =>
+                if !self.open.is_empty() =>
             {
-                self.sinks.pop();
+                self.pop_sink()
             }
             _ if !self.writing() => {}
             "creator" => {
@@ -332,7 +387,7 @@ impl Reader {
 
     fn open_table(&mut self, tag: &quick_xml::events::BytesStart<'_>) {
         self.table.depth += 1;
-        if self.mode == Mode::Spreadsheet && self.table.depth == 1 && self.sinks.is_empty() {
+        if self.mode == Mode::Spreadsheet && self.table.depth == 1 && self.open.is_empty() {
             let mut name = attr(tag, "name").unwrap_or_default();
             if attr(tag, "style-name").is_some_and(|s| self.hidden_styles.contains(&s)) {
                 name.push_str(" (hidden)");
@@ -362,16 +417,22 @@ impl Reader {
             " | "
         };
         for _ in 0..repeat.min(MAX_REPEAT) {
-            // A row longer than all the text a converter returns is cut there.
-            if self.table.row.len() > MAX_OUTPUT {
+            // A row longer than all the text left to write is cut there.
+            if self.table.row.len() > self.budget.text_left() || !self.budget.step(1) {
                 break;
             }
             let gap = self.table.pending + usize::from(self.table.cells_in_row > 0);
-            if self.mode == Mode::Spreadsheet {
-                for _ in 0..gap.min(MAX_REPEAT) {
-                    self.table.row.push_str(separator);
-                }
-            } else if gap > 0 {
+            let gap = if self.mode == Mode::Spreadsheet {
+                gap.min(MAX_REPEAT)
+            } else {
+                gap.min(1)
+            };
+            let more = gap * separator.len() + text.len();
+            if self.table.row.try_reserve(more).is_err() {
+                self.budget.out_of_memory();
+                break;
+            }
+            for _ in 0..gap {
                 self.table.row.push_str(separator);
             }
             self.table.row.push_str(&text);
@@ -386,6 +447,9 @@ impl Reader {
         }
         let row = std::mem::take(&mut self.table.row);
         for _ in 0..self.table.row_repeat.min(1 << 20) {
+            if !self.budget.step(1) {
+                break;
+            }
             let out = self.sink();
             out.newline();
             if !(out.text(&row) && out.newline()) {
@@ -395,52 +459,33 @@ impl Reader {
     }
 
     fn finish(mut self) -> Converted {
+        // What a cut left open is kept as far as it got.
+        while !self.open.is_empty() {
+            self.pop_sink();
+        }
         // A sheet's or slide's header is page furniture (a page number, a sheet name).
         if self.mode != Mode::Text {
-            self.headers.clear();
+            self.headers = Distinct::default();
         }
-        let sections: [(&str, Vec<String>); 4] = [
-            ("Headers and footers", texts(self.headers.drain(..))),
-            (
-                "Footnotes",
-                labelled(self.notes.iter_mut().filter(|n| !n.0)),
-            ),
-            ("Endnotes", labelled(self.notes.iter_mut().filter(|n| n.0))),
-            ("Comments", texts(self.comments.drain(..))),
+        let sections: [(&str, Vec<&str>); 4] = [
+            ("Headers and footers", self.headers.entries().collect()),
+            ("Footnotes", self.footnotes.iter().map(|n| &**n).collect()),
+            ("Endnotes", self.endnotes.iter().map(|n| &**n).collect()),
+            ("Comments", self.comments.entries().collect()),
         ];
         for (title, entries) in sections {
             if entries.is_empty() {
                 continue;
             }
-            self.out.heading(title);
+            self.out.section(title);
             for entry in entries {
-                self.out.text(&entry);
-                self.out.newline();
+                // Paid for as it was read.
+                self.out.copy(entry);
+                self.out.copy("\n");
             }
         }
         self.out.finish_text(KIND)
     }
-}
-
-/// The distinct texts of some outputs, in order.
-fn texts(outs: impl Iterator<Item = Out>) -> Vec<String> {
-    let mut entries: Vec<String> = Vec::new();
-    for out in outs {
-        let text = out.finish().trim().replace('\n', " ");
-        if !text.is_empty() && !entries.contains(&text) {
-            entries.push(text);
-        }
-    }
-    entries
-}
-
-fn labelled<'a>(notes: impl Iterator<Item = &'a mut (bool, String, Out)>) -> Vec<String> {
-    notes
-        .map(|(_, label, out)| {
-            let text = std::mem::take(out).finish();
-            format!("{label} {}", text.trim().replace('\n', " "))
-        })
-        .collect()
 }
 
 /// A repeat count attribute, 1 when absent.
@@ -449,53 +494,4 @@ fn repeat(tag: &quick_xml::events::BytesStart<'_>, name: &str) -> usize {
         .and_then(|n| n.parse::<usize>().ok())
         .unwrap_or(1)
         .max(1)
-}
-
-/// An ODF time value (`PT14H30M00S`, an ISO 8601 duration) as `14:30:00`.
-fn duration(value: &str) -> String {
-    let Some(rest) = value.strip_prefix("PT") else {
-        return value.to_string();
-    };
-    let (mut hours, mut minutes, mut seconds) = (0u64, 0u64, 0f64);
-    let mut number = String::new();
-    for c in rest.chars() {
-        match c {
-            'H' => hours = number.parse().unwrap_or(0),
-            'M' => minutes = number.parse().unwrap_or(0),
-            'S' => seconds = number.parse().unwrap_or(0.0),
-            c => {
-                number.push(c);
-                continue;
-            }
-        }
-        number.clear();
-    }
-    format!("{hours:02}:{minutes:02}:{:02}", seconds.round() as u64)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{duration, flat};
-
-    #[test]
-    fn a_long_cell_repeated_across_a_row_stays_within_the_output_cap() {
-        let cell = "x".repeat(1 << 20);
-        let sheet = format!(
-            "<office:document xmlns:office=\"urn:oasis:names:tc:opendocument:xmlns:office:1.0\"><office:body><office:spreadsheet>\
-             <table:table table:name=\"S\"><table:table-row table:number-rows-repeated=\"1000000\">\
-             <table:table-cell table:number-columns-repeated=\"16384\"><text:p>{cell}</text:p></table:table-cell>\
-             </table:table-row></table:table></office:spreadsheet></office:body></office:document>"
-        );
-        let started = std::time::Instant::now();
-        let text = flat(sheet.as_bytes()).unwrap();
-        assert!(text.len() <= super::MAX_OUTPUT + 1);
-        assert!(started.elapsed() < std::time::Duration::from_secs(20));
-    }
-
-    #[test]
-    fn reads_time_values() {
-        assert_eq!(duration("PT14H30M00S"), "14:30:00");
-        assert_eq!(duration("PT09H05M07.4S"), "09:05:07");
-        assert_eq!(duration("PT36H00M00S"), "36:00:00");
-    }
 }

@@ -2,7 +2,10 @@
 //! (in `excel`) Excel sheets. The archive is read through [`Archive`], the XML
 //! streamed once.
 
+use std::rc::Rc;
+
 use super::archive::Archive;
+use super::budget::Budget;
 use super::out::Out;
 use super::xml::{self, Node};
 use super::{epub, excel, odf, word, Converted, Refusal};
@@ -12,10 +15,20 @@ pub(super) const KIND: &str = "Office document";
 /// The text of a .docx, .xlsx or .pptx file, an OpenDocument file (.odt, .ods,
 /// .odp, zipped or flat) or an EPUB book.
 pub fn office(bytes: &[u8]) -> Converted {
-    if odf::is_flat(bytes) {
-        return odf::flat(bytes);
+    let budget = Budget::new();
+    let converted = read(bytes, &budget);
+    match (converted, budget.marker()) {
+        // A part the budget stopped short is no broken file: say it was cut.
+        (Err(Refusal::Unreadable(..) | Refusal::NoText(_)), Some(marker)) => Ok(marker + "\n"),
+        (converted, _) => converted,
     }
-    let mut archive = Archive::open(bytes, KIND)?;
+}
+
+fn read(bytes: &[u8], budget: &Rc<Budget>) -> Converted {
+    if odf::is_flat(bytes) {
+        return odf::flat(bytes, budget);
+    }
+    let mut archive = Archive::open(bytes, KIND, budget)?;
     if archive.has("word/document.xml") {
         word::word(&mut archive)
     } else if archive.has("xl/workbook.xml") {
@@ -42,13 +55,14 @@ pub(super) fn part(archive: &mut Archive<'_>, name: &str) -> Result<Vec<u8>, Ref
 }
 
 fn slides(archive: &mut Archive<'_>) -> Converted {
+    let budget = archive.budget().clone();
     let presentation = part(archive, "ppt/presentation.xml")?;
     let rels = archive
         .read("ppt/_rels/presentation.xml.rels")?
-        .map(|r| xml::relationships(&r, "ppt"))
+        .map(|r| xml::relationships(&r, "ppt", &budget))
         .unwrap_or_default();
     let mut order = Vec::new();
-    xml::walk(&presentation, |node| {
+    xml::walk(&presentation, &budget, |node| {
         if let Node::Open("sldId", tag) = node {
             if let Some(path) = attr_rid(tag).and_then(|id| rels.get(&id)) {
                 order.push(path.clone());
@@ -56,7 +70,7 @@ fn slides(archive: &mut Archive<'_>) -> Converted {
         }
         true
     });
-    let mut out = Out::default();
+    let mut out = Out::new(&budget);
     for (number, path) in order.iter().enumerate() {
         if !out.heading(&format!("Slide {}", number + 1)) {
             break;
@@ -64,7 +78,7 @@ fn slides(archive: &mut Archive<'_>) -> Converted {
         // A slide that cannot be read leaves its heading, and the rest go on.
         if let Some(slide) = archive.read(path)? {
             let mut body = Body::new("t", "p");
-            xml::walk(&slide, |node| body.visit(node, &mut out));
+            xml::walk(&slide, &budget, |node| body.visit(node, &mut out));
         }
     }
     out.finish_text(KIND)

@@ -1,35 +1,64 @@
-//! The text a converter builds: capped at MAX_OUTPUT, with the line and heading
-//! rules every format shares.
+//! The text a converter builds, with the line and heading rules every format
+//! shares. Every output of one conversion draws on one [`Budget`]: what one
+//! writes, the others cannot.
 
-use super::{Converted, Refusal, MAX_OUTPUT};
+use std::collections::HashSet;
+use std::rc::Rc;
+
+use super::budget::Budget;
+use super::{Converted, Refusal};
 
 /// Text under construction.
-#[derive(Default)]
 pub struct Out {
     text: String,
-    full: bool,
+    budget: Rc<Budget>,
     /// Whether any of the document's own text (not a heading or separator the
     /// converter added) has been written.
     seen: bool,
 }
 
 impl Out {
-    /// Appends `s`; false once the cap is reached (the caller stops there).
-    pub fn push(&mut self, s: &str) -> bool {
-        if self.full {
-            return false;
+    /// An empty output drawing on `budget`.
+    pub fn new(budget: &Rc<Budget>) -> Self {
+        Out {
+            text: String::new(),
+            budget: budget.clone(),
+            seen: false,
         }
-        if self.text.len() + s.len() > MAX_OUTPUT {
-            let mut end = MAX_OUTPUT - self.text.len();
-            while !s.is_char_boundary(end) {
-                end -= 1;
+    }
+
+    /// The budget this output draws on.
+    pub fn budget(&self) -> &Rc<Budget> {
+        &self.budget
+    }
+
+    /// Appends `s`; false once the conversion has stopped (the caller stops there).
+    pub fn push(&mut self, s: &str) -> bool {
+        if s.is_empty() {
+            return !self.budget.stopped();
+        }
+        let mut end = self.budget.take_text(s.len());
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        if end > 0 {
+            if self.text.try_reserve(end).is_err() {
+                self.budget.out_of_memory();
+                return false;
             }
             self.text.push_str(&s[..end]);
-            self.full = true;
-            return false;
         }
-        self.text.push_str(s);
-        true
+        end == s.len() && self.budget.step(1)
+    }
+
+    /// Appends text another output of the same conversion already paid for.
+    pub fn copy(&mut self, s: &str) {
+        self.seen |= s.chars().any(|c| !c.is_whitespace());
+        if self.text.try_reserve(s.len()).is_ok() {
+            self.text.push_str(s);
+        } else {
+            self.budget.out_of_memory();
+        }
     }
 
     /// Appends the document's own text: what tells a document with text from
@@ -44,7 +73,7 @@ impl Out {
         let kept = self.text.trim_end_matches(' ').len();
         self.text.truncate(kept);
         if self.text.is_empty() || self.text.ends_with('\n') {
-            return !self.full;
+            return !self.budget.stopped();
         }
         self.push("\n")
     }
@@ -56,6 +85,21 @@ impl Out {
             self.push("\n");
         }
         self.push("## ") && self.push(title) && self.push("\n")
+    }
+
+    /// A `## title` heading over text already paid for (notes, comments),
+    /// written even after a cut, so what was read keeps its heading.
+    pub fn section(&mut self, title: &str) {
+        let kept = self.text.trim_end_matches(' ').len();
+        self.text.truncate(kept);
+        let gap = match () {
+            _ if self.text.is_empty() || self.text.ends_with("\n\n") => "",
+            _ if self.text.ends_with('\n') => "\n",
+            _ => "\n\n",
+        };
+        let seen = self.seen;
+        self.copy(&format!("{gap}## {title}\n"));
+        self.seen = seen;
     }
 
     /// Takes away the hyphen of a word broken at the end of the line
@@ -88,25 +132,72 @@ impl Out {
             .is_none_or(char::is_whitespace)
     }
 
-    /// Whether the cap was reached.
+    /// Whether the conversion has stopped: a ceiling reached, or abandoned.
     pub fn full(&self) -> bool {
-        self.full
+        self.budget.stopped()
     }
 
-    /// The text, ending with a newline when it has any.
+    /// Whether any of the document's own text has been written.
+    pub fn seen(&self) -> bool {
+        self.seen
+    }
+
+    /// The text, ending with a newline when it has any: one output among the
+    /// conversion's, with no word on a cut (the whole conversion's text says it).
     pub fn finish(mut self) -> String {
-        self.full = false;
-        self.newline();
+        let kept = self.text.trim_end_matches(' ').len();
+        self.text.truncate(kept);
+        if !self.text.is_empty() && !self.text.ends_with('\n') {
+            self.text.push('\n');
+        }
         self.text
     }
 
-    /// The text, or [`Refusal::NoText`] when the document gave none of its own
-    /// (headings and separators alone do not count), so the next converter runs.
+    /// The conversion's text, ending with `[cut: why]` on a line of its own when
+    /// a ceiling stopped it; or [`Refusal::NoText`] when the document gave none
+    /// of its own (headings and separators alone do not count) and was read
+    /// whole, so the next converter (OCR) runs. A cut document is never sent on
+    /// as one with no text.
     pub fn finish_text(self, kind: &'static str) -> Converted {
-        if self.seen {
-            Ok(self.finish())
-        } else {
-            Err(Refusal::NoText(kind))
+        let marker = self.budget.marker();
+        if !self.seen && marker.is_none() {
+            return Err(Refusal::NoText(kind));
         }
+        let mut text = self.finish();
+        if let Some(marker) = marker {
+            text.push_str(&marker);
+            text.push('\n');
+        }
+        Ok(text)
+    }
+}
+
+/// The distinct texts of a section (headers, comments), in the order first
+/// seen; a set beside the list, so telling a repeat is one look-up, not a
+/// search of all before it.
+#[derive(Default)]
+pub struct Distinct {
+    entries: Vec<Rc<str>>,
+    known: HashSet<Rc<str>>,
+}
+
+impl Distinct {
+    /// Adds `text` unless it is empty or already there.
+    pub fn add(&mut self, text: &str) {
+        if !text.is_empty() && !self.known.contains(text) {
+            let text: Rc<str> = text.into();
+            self.known.insert(text.clone());
+            self.entries.push(text);
+        }
+    }
+
+    /// The texts, in order.
+    pub fn entries(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().map(|e| &**e)
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
     }
 }

@@ -11,19 +11,17 @@ use std::rc::Rc;
 use lopdf::content::Content;
 use lopdf::{Document, LoadOptions, Object};
 
+use super::budget::Budget;
 use super::out::Out;
+use super::pdf_content::each_piece;
 use super::pdf_font::{FontText, Fonts};
+use super::pdf_pen::{operand, Pen};
 use super::{Converted, Refusal};
 
 const KIND: &str = "PDF";
 
 /// The most bytes one stream (a page's content, a font's map) may inflate to.
 pub const MAX_STREAM: usize = 64 * 1024 * 1024;
-
-/// A kerning gap (in thousandths of an em) wide enough to be a space between
-/// words: a tenth of an em, as poppler takes it. Justified lines shrink spaces
-/// to a fifth of an em, while kerning inside a word stays under a twentieth.
-const WORD_GAP: f32 = 100.0;
 
 /// The text of the PDF in `bytes`.
 pub fn pdf(bytes: &[u8]) -> Converted {
@@ -38,17 +36,20 @@ fn read(bytes: &[u8]) -> Converted {
     let options = LoadOptions::with_max_decompressed_size(MAX_STREAM);
     let document = Document::load_mem_with_options(bytes, options)
         .map_err(|e| Refusal::unreadable(KIND, e))?;
-    let mut out = Out::default();
+    let budget = Budget::new();
+    let mut out = Out::new(&budget);
     let mut walk = Walk {
+        budget: budget.clone(),
         document: &document,
         form_bytes: 0,
+        decoded_bytes: 0,
         draws: 0,
         forms: HashMap::new(),
         drawing: Vec::new(),
         fonts: Fonts::new(&document),
     };
     for (number, page) in document.get_pages() {
-        if !out.heading(&format!("Page {number}")) {
+        if !(out.heading(&format!("Page {number}")) && budget.step(1)) {
             break;
         }
         page_text(&document, page, &mut out, &mut walk);
@@ -60,9 +61,14 @@ fn read(bytes: &[u8]) -> Converted {
     out.finish_text(KIND)
 }
 
+/// The largest form kept decoded between its drawings, and the most bytes of
+/// forms so kept: decoded operations take some 35 times their bytes.
+const SMALL_FORM: usize = 64 * 1024;
+const MAX_DECODED_FORMS: usize = 2 * 1024 * 1024;
+
 /// How deep form XObjects may draw one another.
 const MAX_FORM_DEPTH: usize = 8;
-/// The most form XObject bytes decoded for one document, all uses together:
+/// The most form XObject bytes decoded for one document, all drawings together:
 /// a form drawn a million times costs its size a million times.
 const MAX_FORM_BYTES: usize = MAX_STREAM;
 /// The most form XObjects drawn for one document: each drawing reads the form's
@@ -71,7 +77,7 @@ const MAX_FORM_DRAWS: usize = 10_000;
 
 /// What text showing needs from the resources in force: fonts' encodings and
 /// the XObjects a `Do` may draw.
-struct Resources<'d, 'p> {
+pub(super) struct Resources<'d, 'p> {
     encodings: Rc<BTreeMap<Vec<u8>, Rc<FontText<'d>>>>,
     xobjects: Rc<BTreeMap<Vec<u8>, lopdf::ObjectId>>,
     /// The resources of what draws this form: names not found here are looked up there.
@@ -79,7 +85,7 @@ struct Resources<'d, 'p> {
 }
 
 impl<'d> Resources<'d, '_> {
-    fn encoding(&self, font: &[u8]) -> Option<&FontText<'d>> {
+    pub(super) fn encoding(&self, font: &[u8]) -> Option<&FontText<'d>> {
         self.encodings
             .get(font)
             .map(|text| &**text)
@@ -96,8 +102,11 @@ impl<'d> Resources<'d, '_> {
 
 /// The state of one document's walk: its form budget and the forms being drawn.
 struct Walk<'d> {
+    budget: std::rc::Rc<Budget>,
     document: &'d Document,
     form_bytes: usize,
+    /// The bytes of the forms kept decoded.
+    decoded_bytes: usize,
     draws: usize,
     /// Forms already read: their operations and own resources, read once.
     forms: HashMap<lopdf::ObjectId, Option<Rc<Form<'d>>>>,
@@ -105,9 +114,13 @@ struct Walk<'d> {
     fonts: Fonts<'d>,
 }
 
-/// A form XObject as read once: its operations and its own fonts and XObjects.
+/// A form XObject as read once: its content (decoded a piece at a time as it
+/// is drawn) and its own fonts and XObjects.
 struct Form<'d> {
-    content: Content,
+    content: Vec<u8>,
+    /// The operations of a small form, decoded once: a logo drawn on every
+    /// page is not decoded again for each.
+    decoded: Option<Content>,
     encodings: Rc<BTreeMap<Vec<u8>, Rc<FontText<'d>>>>,
     xobjects: Rc<BTreeMap<Vec<u8>, lopdf::ObjectId>>,
 }
@@ -135,8 +148,19 @@ fn page_text<'d>(
             }
         }
     }
-    let Ok(content) = document.get_page_content_with_limit(page, MAX_STREAM) else {
-        return;
+    let content = match document.get_page_content_with_limit(page, MAX_STREAM) {
+        Ok(content) => content,
+        // Said in the text, so a page too big to read is not taken for a scan.
+        Err(lopdf::Error::Decompress(lopdf::DecompressError::MemoryLimitExceeded { .. })) => {
+            out.newline();
+            out.text(&format!(
+                "[cut: the page's content is over {} MB]",
+                MAX_STREAM >> 20
+            ));
+            out.newline();
+            return;
+        }
+        Err(_) => return,
     };
     let resources = Resources {
         encodings: Rc::new(encodings),
@@ -144,10 +168,11 @@ fn page_text<'d>(
         parent: None,
     };
     let mut pen = Pen::default();
-    let Ok(content) = Content::decode(&content) else {
-        return;
-    };
-    walk.run(&content, &resources, &mut pen, out);
+    let budget = walk.budget.clone();
+    each_piece(&content, &budget, |operations| {
+        walk.run(operations, &resources, &mut pen, out);
+        !out.full()
+    });
     out.newline();
 }
 
@@ -188,6 +213,9 @@ impl<'d> Walk<'d> {
         out: &mut Out,
     ) {
         for operation in &content.operations {
+            if !self.budget.step(1) {
+                return;
+            }
             let operands = &operation.operands;
             match operation.operator.as_str() {
                 "Tf" => {
@@ -266,6 +294,7 @@ impl<'d> Walk<'d> {
         if self.drawing.len() >= MAX_FORM_DEPTH
             || self.drawing.contains(&id)
             || self.draws >= MAX_FORM_DRAWS
+            || self.form_bytes >= MAX_FORM_BYTES
         {
             return;
         }
@@ -281,6 +310,11 @@ impl<'d> Walk<'d> {
         let Some(form) = form else {
             return;
         };
+        // Each drawing decodes the form again: its bytes count every time.
+        self.form_bytes += form.content.len();
+        if self.form_bytes > MAX_FORM_BYTES {
+            return;
+        }
         let resources = Resources {
             encodings: form.encodings.clone(),
             xobjects: form.xobjects.clone(),
@@ -293,7 +327,15 @@ impl<'d> Walk<'d> {
         if let Some(shown) = &mut pen.shown {
             shown.end = None;
         }
-        self.run(&form.content, &resources, pen, out);
+        if let Some(operations) = &form.decoded {
+            self.run(operations, &resources, pen, out);
+        } else {
+            let budget = self.budget.clone();
+            each_piece(&form.content, &budget, |operations| {
+                self.run(operations, &resources, pen, out);
+                !out.full()
+            });
+        }
         self.drawing.pop();
     }
 
@@ -306,16 +348,14 @@ impl<'d> Walk<'d> {
         if stream.dict.get(b"Subtype").and_then(Object::as_name).ok() != Some(b"Form") {
             return None;
         }
-        let budget = MAX_FORM_BYTES.saturating_sub(self.form_bytes);
-        let content = match stream.decompressed_content_with_limit(budget) {
+        let left = MAX_FORM_BYTES.saturating_sub(self.form_bytes);
+        let content = match stream.decompressed_content_with_limit(left) {
             Ok(content) => content,
-            Err(_) if stream.dict.get(b"Filter").is_err() && stream.content.len() <= budget => {
+            Err(_) if stream.dict.get(b"Filter").is_err() && stream.content.len() <= left => {
                 stream.content.clone()
             }
             Err(_) => return None,
         };
-        self.form_bytes += content.len();
-        let content = Content::decode(&content).ok()?;
         let (mut encodings, mut xobjects) = (BTreeMap::new(), BTreeMap::new());
         let own = stream
             .dict
@@ -336,223 +376,20 @@ impl<'d> Walk<'d> {
             }
             xobjects.extend(xobject_ids(self.document, own));
         }
+        // Small forms are kept decoded, within a budget of their bytes.
+        let decoded = if content.len() <= SMALL_FORM
+            && self.decoded_bytes + content.len() <= MAX_DECODED_FORMS
+        {
+            self.decoded_bytes += content.len();
+            Content::decode(&content).ok()
+        } else {
+            None
+        };
         Some(Form {
             content,
+            decoded,
             encodings: Rc::new(encodings),
             xobjects: Rc::new(xobjects),
         })
-    }
-}
-
-/// `text` with typographic ligatures (U+FB00 to U+FB06: ff, fi, fl, ffi, ffl, st)
-/// written out as their letters, as a reader searching for "file" expects.
-fn unligature(text: String) -> String {
-    if !text.chars().any(|c| ('\u{fb00}'..='\u{fb06}').contains(&c)) {
-        return text;
-    }
-    let mut plain = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        match c {
-            '\u{fb00}' => plain.push_str("ff"),
-            '\u{fb01}' => plain.push_str("fi"),
-            '\u{fb02}' => plain.push_str("fl"),
-            '\u{fb03}' => plain.push_str("ffi"),
-            '\u{fb04}' => plain.push_str("ffl"),
-            '\u{fb05}' | '\u{fb06}' => plain.push_str("st"),
-            c => plain.push(c),
-        }
-    }
-    plain
-}
-
-fn operand(operands: &[Object], index: usize) -> f32 {
-    operands
-        .get(index)
-        .and_then(|n| n.as_float().ok())
-        .unwrap_or(0.0)
-}
-
-/// Where the text is, in the text space of the current matrix scaled to the
-/// page: enough to tell one line from the next, a subscript from a new line,
-/// and a space between words from a letter's neighbour.
-struct Pen {
-    /// The resource name of the current font, and its size.
-    font: Option<Vec<u8>>,
-    size: f32,
-    /// Text state: character and word spacing, horizontal scaling, leading.
-    char_spacing: f32,
-    word_spacing: f32,
-    h_scaling: f32,
-    leading: f32,
-    /// The text matrix's scale, across and up.
-    scale: (f32, f32),
-    /// The start of the current line, and the pen's position.
-    line: (f32, f32),
-    x: f32,
-    y: f32,
-    /// The last text shown.
-    shown: Option<Shown>,
-    /// The position was set since the last text (for fonts without widths).
-    moved: bool,
-    /// `T*`, `'` or `"` began a new line, wherever it is.
-    new_line: bool,
-    /// A word broken by a hyphen at the end of the line before was joined:
-    /// the line breaks at the next space instead.
-    joined: bool,
-}
-
-/// The last text shown: its baseline, where it ended along it (None when its
-/// font gives no widths) and its font size, all in the pen's units.
-struct Shown {
-    y: f32,
-    end: Option<f32>,
-    size: f32,
-}
-
-impl Default for Pen {
-    fn default() -> Self {
-        Pen {
-            font: None,
-            size: 0.0,
-            char_spacing: 0.0,
-            word_spacing: 0.0,
-            h_scaling: 1.0,
-            leading: 0.0,
-            scale: (1.0, 1.0),
-            line: (0.0, 0.0),
-            x: 0.0,
-            y: 0.0,
-            shown: None,
-            moved: false,
-            new_line: false,
-            joined: false,
-        }
-    }
-}
-
-/// The length of the vector (a, b). Not `f32::hypot`: that calls libm's `hypotf`,
-/// whose only version on glibc 2.35 and later is 2.35's, so the precompiled gem would
-/// need glibc 2.35; in `f64` the squares of any `f32` cannot overflow, and `sqrt` is
-/// one instruction.
-fn length(a: f32, b: f32) -> f32 {
-    (f64::from(a) * f64::from(a) + f64::from(b) * f64::from(b)).sqrt() as f32
-}
-
-impl Pen {
-    /// `Td`: the next line, offset from the start of this one.
-    fn next_line(&mut self, tx: f32, ty: f32) {
-        self.line = (
-            self.line.0 + tx * self.scale.0,
-            self.line.1 + ty * self.scale.1,
-        );
-        (self.x, self.y) = self.line;
-        self.moved = true;
-    }
-
-    /// `Tm`: a new text matrix.
-    fn matrix(&mut self, m: [f32; 6]) {
-        self.scale = (length(m[0], m[1]), length(m[2], m[3]));
-        self.line = (m[4], m[5]);
-        (self.x, self.y) = self.line;
-        self.moved = true;
-    }
-
-    /// A TJ adjustment: thousandths of an em, a positive one moving left.
-    fn adjust(&mut self, thousandths: f32, out: &mut Out) {
-        self.x -= thousandths / 1000.0 * self.size * self.h_scaling * self.scale.0;
-        // Without widths, only a wide gap tells words apart.
-        let blind = self.shown.as_ref().is_some_and(|shown| shown.end.is_none());
-        if blind && -thousandths > WORD_GAP {
-            self.space(out);
-        }
-    }
-
-    /// Writes a string operand in the current font's encoding: on a new line
-    /// when the baseline moved by half a line or more (less is a subscript or
-    /// superscript, on the same line), after a space when the text starts
-    /// past a tenth of an em from where the last ended. A word hyphenated at
-    /// the end of a line is written whole, as a reader searching for it
-    /// expects, and the line ends after it.
-    fn show(&mut self, resources: &Resources<'_, '_>, operand: Option<&Object>, out: &mut Out) {
-        let font = self.font.as_ref().and_then(|font| resources.encoding(font));
-        let (Some(font), Some(Object::String(bytes, _))) = (font, operand) else {
-            return;
-        };
-        let mut text = String::new();
-        if !font.write(bytes, &mut text) {
-            return;
-        }
-        let text = unligature(text);
-        let size = self.size.abs();
-        if let Some(shown) = &self.shown {
-            let rise = (self.y - shown.y).abs();
-            let line = shown.size.max(size) * self.scale.1;
-            if self.new_line || (rise > 0.01 && rise >= 0.5 * line) {
-                let first = text.chars().next();
-                let caps = first.is_some_and(char::is_uppercase);
-                let word = caps || first.is_some_and(char::is_lowercase);
-                if word && !self.joined && out.unhyphenate(caps) {
-                    self.joined = true;
-                } else {
-                    self.joined = false;
-                    out.newline();
-                }
-            } else {
-                let em = size * self.h_scaling * self.scale.0;
-                let apart = match shown.end {
-                    Some(end) => self.x - end > WORD_GAP / 1000.0 * em || end - self.x > em / 2.0,
-                    None => self.moved || rise > 0.01,
-                };
-                if apart {
-                    self.space(out);
-                }
-            }
-        }
-        let end = font.advance(bytes).map(|advance| {
-            let across = advance.ems * self.size
-                + advance.glyphs as f32 * self.char_spacing
-                + advance.spaces as f32 * self.word_spacing;
-            self.x += across * self.h_scaling * self.scale.0;
-            self.x
-        });
-        self.shown = Some(Shown {
-            y: self.y,
-            end,
-            size,
-        });
-        self.moved = false;
-        self.new_line = false;
-        match text.split_once(' ') {
-            Some((word, rest)) if self.joined => {
-                self.joined = false;
-                out.text(word);
-                out.newline();
-                out.text(rest.trim_start());
-            }
-            _ => {
-                out.text(&text);
-            }
-        }
-    }
-
-    /// A space between words, or the line break a joined word put off.
-    fn space(&mut self, out: &mut Out) {
-        if self.joined {
-            self.joined = false;
-            out.newline();
-        } else if !out.after_space() {
-            out.push(" ");
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn writes_ligatures_as_letters() {
-        assert_eq!(
-            super::unligature("con\u{fb01}guration \u{fb00}".into()),
-            "configuration ff"
-        );
     }
 }

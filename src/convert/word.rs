@@ -3,11 +3,13 @@
 //! hold, each under its own heading: headers and footers (each distinct text
 //! once), footnotes, endnotes and comments (with their author).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use super::archive::Archive;
+use super::budget::Budget;
 use super::office::{part, Body, KIND};
-use super::out::Out;
+use super::out::{Distinct, Out};
 use super::xml::{self, attr, Node};
 use super::Converted;
 
@@ -20,15 +22,16 @@ const PARTS: &[(&str, &[&str])] = &[
 ];
 
 pub(super) fn word(archive: &mut Archive<'_>) -> Converted {
+    let budget = archive.budget().clone();
     let document = part(archive, "word/document.xml")?;
     let rels = archive
         .read("word/_rels/document.xml.rels")?
-        .map(|r| xml::typed_relationships(&r, "word"))
+        .map(|r| xml::typed_relationships(&r, "word", &budget))
         .unwrap_or_default();
-    let mut out = Out::default();
+    let mut out = Out::new(&budget);
     let mut notes = Notes::default();
     let mut body = Body::new("t", "p");
-    xml::walk(&document, |node| {
+    xml::walk(&document, &budget, |node| {
         match node {
             Node::Open("pStyle", tag) => {
                 // LibreOffice and Word name heading styles Heading1..Heading9.
@@ -53,9 +56,14 @@ pub(super) fn word(archive: &mut Archive<'_>) -> Converted {
             .map(|(_, path)| path.clone())
             .collect::<Vec<_>>();
         let mut section = Section::default();
+        // A part listed twice is read once.
+        let mut read = HashSet::new();
         for path in paths {
+            if !read.insert(path.clone()) {
+                continue;
+            }
             if let Some(bytes) = archive.read(&path)? {
-                section.read(&bytes, &notes);
+                section.read(&bytes, &notes, &budget);
             }
         }
         if !section.write(title, &mut out) {
@@ -106,22 +114,22 @@ impl Notes {
 /// The distinct entries of one section, in order.
 #[derive(Default)]
 struct Section {
-    entries: Vec<String>,
+    entries: Distinct,
 }
 
 impl Section {
     /// Reads a header, footer, notes or comments part: one entry per note or
     /// comment, or the whole part for a header or footer.
-    fn read(&mut self, bytes: &[u8], notes: &Notes) {
-        let mut out = Out::default();
+    fn read(&mut self, bytes: &[u8], notes: &Notes, budget: &Rc<Budget>) {
+        let mut out = Out::new(budget);
         let mut body = Body::new("t", "p");
         let mut skipping = false;
         // After a note's label and before its text: the tab Word puts there goes.
         let mut fresh = false;
-        xml::walk(bytes, |node| {
+        xml::walk(bytes, budget, |node| {
             match node {
                 Node::Open(kind @ ("footnote" | "endnote" | "comment"), tag) => {
-                    self.take(std::mem::take(&mut out));
+                    self.take(std::mem::replace(&mut out, Out::new(budget)));
                     // Separators are a line Word draws, not a note.
                     skipping = attr(tag, "type").is_some_and(|t| t != "normal");
                     let label = match kind {
@@ -147,11 +155,10 @@ impl Section {
     }
 
     fn take(&mut self, out: Out) {
-        let text = out.finish_text(KIND).unwrap_or_default();
-        let text = text.trim();
-        if !text.is_empty() && !self.entries.iter().any(|e| e == text) {
-            self.entries.push(text.to_string());
+        if !out.seen() {
+            return;
         }
+        self.entries.add(out.finish().trim());
     }
 
     /// Writes the section under `title`, when it has entries.
@@ -159,12 +166,12 @@ impl Section {
         if self.entries.is_empty() {
             return !out.full();
         }
-        out.heading(title);
-        for entry in &self.entries {
-            if !(out.text(entry) && out.newline()) {
-                return false;
-            }
+        out.section(title);
+        for entry in self.entries.entries() {
+            // Paid for when the part was read.
+            out.copy(entry);
+            out.copy("\n");
         }
-        true
+        !out.full()
     }
 }

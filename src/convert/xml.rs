@@ -7,6 +7,8 @@ use quick_xml::escape::resolve_predefined_entity;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 
+use super::budget::Budget;
+
 /// What the walk hands its visitor: element names are local (no prefix).
 pub enum Node<'a, 'b> {
     /// A start tag, or the start of an empty element (a `Close` follows it).
@@ -18,8 +20,9 @@ pub enum Node<'a, 'b> {
 }
 
 /// Walks the XML in `bytes`, calling `visit` for each node until it returns false,
-/// the document ends or it stops making sense (then what was seen stands).
-pub fn walk(bytes: &[u8], mut visit: impl FnMut(Node<'_, '_>) -> bool) {
+/// the document ends or it stops making sense (then what was seen stands), or
+/// the conversion's `budget` stops it: each event is a step.
+pub fn walk(bytes: &[u8], budget: &Budget, mut visit: impl FnMut(Node<'_, '_>) -> bool) {
     let mut reader = Reader::from_reader(bytes);
     let config = reader.config_mut();
     // No stack of open names: memory stays flat on deep nesting.
@@ -48,7 +51,7 @@ pub fn walk(bytes: &[u8], mut visit: impl FnMut(Node<'_, '_>) -> bool) {
             Ok(Event::Eof) | Err(_) => false,
             Ok(_) => true,
         };
-        if !go_on {
+        if !(go_on && budget.step(1)) {
             return;
         }
     }
@@ -67,9 +70,9 @@ pub fn attr(tag: &BytesStart<'_>, local: &str) -> Option<String> {
 
 /// The relationships of a part (`_rels/*.rels`): Id to the target's path in the
 /// archive, resolved against `dir`, the folder of the part they belong to.
-pub fn relationships(bytes: &[u8], dir: &str) -> HashMap<String, String> {
+pub fn relationships(bytes: &[u8], dir: &str, budget: &Budget) -> HashMap<String, String> {
     let mut found = HashMap::new();
-    walk(bytes, |node| {
+    walk(bytes, budget, |node| {
         if let Node::Open("Relationship", tag) = node {
             if let (Some(id), Some(target)) = (attr(tag, "Id"), attr(tag, "Target")) {
                 found.insert(id, resolve(dir, &target));
@@ -82,9 +85,9 @@ pub fn relationships(bytes: &[u8], dir: &str) -> HashMap<String, String> {
 
 /// The relationships of a part with their kind (the last word of their `Type`,
 /// such as `header` or `footnotes`), in the order the part lists them.
-pub fn typed_relationships(bytes: &[u8], dir: &str) -> Vec<(String, String)> {
+pub fn typed_relationships(bytes: &[u8], dir: &str, budget: &Budget) -> Vec<(String, String)> {
     let mut found = Vec::new();
-    walk(bytes, |node| {
+    walk(bytes, budget, |node| {
         if let Node::Open("Relationship", tag) = node {
             if let (Some(kind), Some(target)) = (attr(tag, "Type"), attr(tag, "Target")) {
                 let kind = kind.rsplit('/').next().unwrap_or_default().to_string();
@@ -135,12 +138,16 @@ mod tests {
     #[test]
     fn walks_text_with_references() {
         let mut text = String::new();
-        walk(b"<a><b>x &amp; &#x41;</b><c/>y</a>", |node| {
-            if let Node::Text(t) = node {
-                text.push_str(t);
-            }
-            true
-        });
+        walk(
+            b"<a><b>x &amp; &#x41;</b><c/>y</a>",
+            &Budget::new(),
+            |node| {
+                if let Node::Text(t) = node {
+                    text.push_str(t);
+                }
+                true
+            },
+        );
         assert_eq!(text, "x & Ay");
     }
 }

@@ -76,9 +76,25 @@ pub struct SearchOutput {
 
 /// How many skipped inputs a search names; the rest are counted.
 pub const MAX_SKIPPED_SHOWN: usize = 10;
+/// The longest pattern searched for: parsing costs about a hundred bytes of
+/// memory per byte of pattern before any size limit applies.
+pub const MAX_PATTERN_BYTES: usize = 64 * 1024;
+/// The most memory a compiled pattern may take; one that would take more is
+/// refused (nested counted repetition such as `((a{100}){100}){100}` does).
+pub const MAX_REGEX_BYTES: usize = 8 * 1024 * 1024;
+/// The most memory a pattern's lazy DFA caches per searching thread; past it
+/// the search goes on with slower engines rather than more memory.
+pub const MAX_DFA_BYTES: usize = 8 * 1024 * 1024;
 
 /// Builds the matcher, or explains what is wrong with the pattern.
 fn matcher(opts: &SearchOptions) -> Result<RegexMatcher> {
+    if opts.pattern.len() > MAX_PATTERN_BYTES {
+        return Err(Error::InvalidArgument(format!(
+            "the pattern is {} bytes, over the limit of {} KB: search for a shorter part of it",
+            opts.pattern.len(),
+            MAX_PATTERN_BYTES >> 10
+        )));
+    }
     let pattern = if opts.literal {
         regex::escape(&opts.pattern)
     } else {
@@ -88,11 +104,15 @@ fn matcher(opts: &SearchOptions) -> Result<RegexMatcher> {
         .case_insensitive(opts.ignore_case)
         .multi_line(true) // `^` and `$` at line boundaries, as in ripgrep
         .crlf(true)
+        .size_limit(MAX_REGEX_BYTES)
+        .dfa_size_limit(MAX_DFA_BYTES)
         .build(&pattern);
     built.map_err(|grep_err| {
         // Prefer the regex crate's own wording; fall back to grep's (e.g. a `\n`).
         let reason = match regex::RegexBuilder::new(&pattern)
             .case_insensitive(opts.ignore_case)
+            .size_limit(MAX_REGEX_BYTES)
+            .dfa_size_limit(MAX_DFA_BYTES)
             .build()
         {
             Err(e) => e.to_string(),
@@ -388,12 +408,60 @@ mod tests {
 
     #[test]
     fn a_huge_invalid_pattern_makes_a_short_error() {
-        let pattern = format!("({}", "a".repeat(1 << 20));
+        let pattern = format!("({}", "a".repeat(60_000));
         let msg = search(vec![], &opts(&pattern, 0, 10))
             .unwrap_err()
             .to_string();
         assert!(msg.len() < 600, "{} bytes", msg.len());
-        assert!(msg.contains("(1048577 characters)"));
+        assert!(msg.contains("(60001 characters)"));
+    }
+
+    #[test]
+    fn refuses_a_pattern_over_64_kb_before_parsing_it() {
+        for literal in [false, true] {
+            let huge = SearchOptions {
+                literal,
+                ..opts(&"a".repeat(100 << 20), 0, 10)
+            };
+            let started = std::time::Instant::now();
+            let err = search(vec![], &huge).unwrap_err();
+            assert!(started.elapsed() < std::time::Duration::from_millis(100));
+            assert!(matches!(err, Error::InvalidArgument(_)));
+            assert_eq!(
+                err.to_string(),
+                "the pattern is 104857600 bytes, over the limit of 64 KB: search for a shorter part of it"
+            );
+        }
+        let most = "a".repeat(MAX_PATTERN_BYTES);
+        let out = run(vec![bytes("a", b"aaa\nbbb\n")], &opts(&most, 0, 10));
+        assert_eq!(out.total_matches, 0);
+    }
+
+    #[test]
+    fn refuses_patterns_that_compile_past_the_size_limit() {
+        let started = std::time::Instant::now();
+        let alternation = (0..6000)
+            .map(|i| format!("\\w{{{}}}", i % 50 + 1))
+            .collect::<Vec<_>>()
+            .join("|");
+        for pattern in [
+            "((a{100}){100}){100}".to_string(),
+            "(\\w{1000}){1000}".to_string(),
+            "[\\p{L}\\p{N}]{5000}".to_string(),
+            alternation,
+        ] {
+            assert!(pattern.len() <= MAX_PATTERN_BYTES);
+            let msg = search(vec![], &opts(&pattern, 0, 10))
+                .unwrap_err()
+                .to_string();
+            assert!(msg.starts_with("Invalid regex "), "{msg}");
+            assert!(msg.contains("size limit"), "{pattern:.40}: {msg}");
+            assert!(msg.len() < 600, "{} bytes", msg.len());
+        }
+        // Within the limit, counted repetition still works.
+        let ok = run(vec![bytes("a", b"aaaa\n")], &opts("a{2}{2}", 0, 10));
+        assert_eq!(ok.total_matches, 1);
+        assert!(started.elapsed() < std::time::Duration::from_secs(60));
     }
 
     #[test]

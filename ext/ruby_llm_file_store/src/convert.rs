@@ -1,6 +1,9 @@
 //! Module functions on Native for the document converters: each takes the file's
 //! bytes and returns `[text, nil]`, or `[nil, why]` when the converter refuses the
 //! file. The work runs off the GVL; a panic becomes a Ruby error, never `fatal`.
+//! An interrupt (`Timeout`, `Thread#kill`) returns at once, and sets the flag the
+//! conversion's budget looks at every step, so the abandoned work stops and
+//! frees its memory within moments instead of running on to its end.
 
 use magnus::{function, Error, RModule, RString, Ruby};
 

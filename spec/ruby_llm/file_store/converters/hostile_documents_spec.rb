@@ -1,7 +1,10 @@
 # frozen_string_literal: true
 
+require 'timeout'
+
 # Hostile input ends quickly, with nil or partial text: time linear in the input,
-# archives capped, broken PDFs given up on.
+# archives capped, broken PDFs given up on, and one budget of text, work and
+# time per conversion, past which the text ends "[cut: why]".
 RSpec.describe 'Document converters on hostile input', :large do
   let(:converter) { RubyLLM.file_store.converter }
 
@@ -25,6 +28,80 @@ RSpec.describe 'Document converters on hostile input', :large do
     yield small
     best = ->(input) { Array.new(3) { seconds { yield input } }.min }
     best.call(large) / [best.call(small), 1e-4].max
+  end
+
+  def text_and_seconds(bytes, kind = :office)
+    text = nil
+    time = seconds { text = converter.public_send(kind).call(attachment(bytes)) }
+    [text, time]
+  end
+
+  def rss
+    File.read('/proc/self/status')[/VmRSS:\s+(\d+)/, 1].to_i << 10
+  end
+
+  {
+    '160 footnotes each holding a repeated table (1 KB)' => -> { HostileDocuments.footnotes_with_tables(160) },
+    '40 footnotes each holding a repeated table' => -> { HostileDocuments.footnotes_with_tables(40) },
+    '40 comments each holding a repeated table' => -> { HostileDocuments.comments_with_tables(40) },
+    'an EPUB of 8 million spine entries to one empty page' => -> { HostileDocuments.long_spine(8_000_000) },
+    'an EPUB of 1 million spine entries' => -> { HostileDocuments.long_spine(1_000_000, '<p>page</p>') }
+  }.each do |row, build|
+    it "cuts #{row} within its budget in under two seconds, saying so" do
+      bytes = build.call
+      text, time = text_and_seconds(bytes)
+      expect(time).to be < 2
+      expect(text).to match(/(\A|\n)\[cut: [^\]]+\]\n\z/)
+      expect(text.bytesize).to be <= (64 << 20) + 100
+    end
+  end
+
+  it 'reads 60,000 comments and 50,000 headers in under two seconds each, each once' do
+    comments, time = text_and_seconds(HostileDocuments.many_comments(60_000))
+    expect(time).to be < 2
+    expect(comments.scan(/^comment \d+$/).size).to eq(60_000)
+    headers, time = text_and_seconds(HostileDocuments.many_headers(50_000))
+    expect(time).to be < 2
+    expect(headers.scan(/^header \d+$/).size).to eq(50_000)
+  end
+
+  it 'cuts a PDF with a 60 MB content stream at its time ceiling, decoding it a piece at a time' do
+    pdf = HostileDocuments.pdf(HostileDocuments.shows(60 << 20))
+    GC.start
+    before = rss
+    peak = before
+    sampler = Thread.new { loop { (peak = [peak, rss].max) && sleep(0.02) } }
+    text, time = text_and_seconds(pdf, :pdf)
+    sampler.kill
+    # The 2-second ceiling, after lopdf's parse of the file.
+    expect(time).to be < 3
+    expect(text).to start_with("## Page 1\nx").and end_with("[cut: the document takes more than 2 seconds to read]\n")
+    # Decoded whole, the stream took 2.1 GB; a piece at a time, the file and its text.
+    expect(peak - before).to be < (600 << 20)
+  end
+
+  it 'says a PDF page over the stream cap was cut, so it is not taken for a scan and sent to OCR' do
+    pdf = HostileDocuments.pdf(HostileDocuments.shows(65 << 20), deflate: true)
+    expect(pdf.bytesize).to be < (1 << 20)
+    expect(converter.pdf.call(attachment(pdf))).to eq("## Page 1\n[cut: the page's content is over 64 MB]\n")
+  end
+
+  it 'stops a conversion its caller gave up on: memory is back within a second' do
+    part = HostileDocuments.deflated_repeat('<w:p><w:r><w:t>word </w:t></w:r></w:p>', 5_000_000)
+    docx = HostileDocuments.zip([['word/document.xml', *part]])
+    GC.start
+    before = rss
+    peak = before
+    sampler = Thread.new { loop { (peak = [peak, rss].max) && sleep(0.02) } }
+    3.times do
+      Timeout.timeout(0.4) { RubyLLM::FileStore::Native.convert_office(docx) }
+    rescue Timeout::Error
+      nil
+    end
+    sampler.kill
+    sleep 1
+    expect(peak - before).to be > (64 << 20)
+    expect(rss - before).to be < (64 << 20)
   end
 
   it 'reads 1 MB of "<" in time linear in its size' do

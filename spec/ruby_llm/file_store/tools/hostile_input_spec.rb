@@ -51,12 +51,29 @@ RSpec.describe 'The tools under hostile input' do
 
     it 'keeps errors and notes short for a huge pattern' do
       store.write('a.txt', 'hello')
-      invalid = tool(:SearchFiles).call(pattern: "(#{'a' * 1_000_000}")
+      invalid = tool(:SearchFiles).call(pattern: "(#{'a' * 60_000}")
       expect(invalid).to start_with('Error: Invalid regex "(aaaa')
       expect(invalid.length).to be < 1200
-      unmatched = tool(:SearchFiles).call(pattern: 'b' * 1_000_000, literal: true)
+      unmatched = tool(:SearchFiles).call(pattern: 'b' * 60_000, literal: true)
       expect(unmatched).to start_with('No matches for "bbb')
       expect(unmatched.length).to be < 300
+    end
+
+    it 'refuses a 100 MB pattern and patterns that compile too large, with an Error the model reads' do
+      store.write('a.txt', 'hello')
+      started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      [false, true].each do |literal|
+        expect(tool(:SearchFiles).call(pattern: 'a' * (100 << 20), literal:))
+          .to eq('Error: the pattern is 104857600 bytes, over the limit of 64 KB: search for a shorter part of it')
+      end
+      ['((a{100}){100}){100}', '(\w{1000}){1000}', Array.new(6000) { |i| "\\w{#{(i % 50) + 1}}" }.join('|')]
+        .each do |pattern|
+          refused = tool(:SearchFiles).call(pattern:)
+          expect(refused).to start_with('Error: Invalid regex ')
+          expect(refused).to include('size limit')
+          expect(refused.length).to be < 600
+        end
+      expect(Process.clock_gettime(Process::CLOCK_MONOTONIC) - started).to be < 10
     end
 
     it 'cuts any long tool result at the ceiling, saying so' do
