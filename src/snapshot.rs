@@ -96,7 +96,7 @@ pub fn take_fd(root: BorrowedFd<'_>) -> std::result::Result<(Snapshot, Gaps), ru
 /// file whose name is not UTF-8 can be removed too. Returns whether one was.
 pub fn remove(root: &Path, path: &str) -> Result<bool> {
     let shown = root.display().to_string();
-    let fail = |e| Error::io(&format!("{shown}/{path}"), e);
+    let fail = |e| Error::io(format!("{shown}/{path}"), e);
     let mut dir = rustix::fs::open(root, DIR_FLAGS, Mode::empty()).map_err(fail)?;
     let names: Vec<&str> = path.split('/').collect();
     let Some((last, folders)) = names.split_last() else {

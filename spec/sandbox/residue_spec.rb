@@ -58,14 +58,26 @@ RSpec.describe 'The code sandbox against what a run leaves for others', if: ENV.
       entry = lambda tag, perm, who: struct.pack('<HHI', tag, perm, who)
       acl = struct.pack('<I', 2) + entry(1, 6, 2**32 - 1) + entry(2, 6, os.getuid()) + entry(4, 4, 2**32 - 1) \\
           + entry(0x10, 6, 2**32 - 1) + entry(0x20, 4, 2**32 - 1)
-      try:
-          os.setxattr('acl.txt', 'system.posix_acl_access', acl)
-      except OSError:
-          pass
+      os.mkdir('shared')
+      for path, name in (('acl.txt', 'access'), ('shared', 'default'), ('.', 'default')):
+          try:
+              os.setxattr(path, 'system.posix_acl_' + name, acl)
+          except OSError:
+              pass
     PY
     writable = everything.reject { |_, stat| stat.symlink? }.select { |_, stat| (stat.mode & 0o022).nonzero? }
     expect(writable.keys).to be_empty
     expect(everything.keys).to include('pub', 'pub/.deep/x', '.w', 'acl.txt')
+    store.write('shared/later.txt', 'x')
+    store.write('top.txt', 'x')
+    expect(%w[acl.txt shared shared/later.txt top.txt .].flat_map { |path| acls(path) }).to be_empty
+  end
+
+  # The POSIX ACLs on +path+ in the store, read by the host's Python.
+  def acls(path)
+    listed = IO.popen(['python3', '-c', 'import os, sys; print(*os.listxattr(sys.argv[1], follow_symlinks=False))',
+                       File.join(store.local_root, path)], &:read)
+    listed.split.grep(/posix_acl/).map { |name| "#{path}: #{name}" }
   end
 
   it 'leaves FIFOs, sockets and links out the store neither reads, lists nor follows, and later runs go on' do
