@@ -48,6 +48,25 @@ RSpec.describe 'The code sandbox against what a run leaves for others', if: ENV.
     end
   end
 
+  describe 'a huge number of small files' do
+    let(:limits) { { save_files: 50 } }
+
+    it 'keeps the first save_files new files a run leaves, hidden ones included, and removes the rest' do
+      store.write('old.txt', 'kept')
+      result = python("import os\nos.mkdir('m'); os.mkdir('.h')\nfor i in range(120):\n  " \
+                      "open(f'm/{i:03}', 'w').close(); open(f'.h/{i:03}', 'w').close()\n" \
+                      "open('old.txt', 'a').write('!')")
+      files = everything.select { |_, stat| stat.file? }.keys
+      expect(files.size).to eq(51)
+      expect(files).to include('old.txt', 'm/049')
+      expect(files.grep(/^\.h/)).to be_empty
+      expect(result.created.size).to eq(50)
+      expect(result.changed).to eq(['old.txt'])
+      expect(result.to_s).to include('Past the 50 new files a run may leave, so removed: "m/050"')
+      expect(run('echo again').stdout).to eq("again\n")
+    end
+  end
+
   it "leaves nothing the host's other users may write: no folder or file with group or other write access" do
     python(<<~PY)
       import os, struct
