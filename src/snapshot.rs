@@ -6,7 +6,8 @@
 //! its status-change time (ctime, which no process can set back) differ, so code
 //! that restores a file's mtime after writing it does not hide the write. The walk
 //! (`crate::tree`) holds only the descriptors of a folder's ancestors, never follows
-//! a link, and leaves out hidden names, as the store does.
+//! a link, and keeps hidden names apart: the store does not list them, but a run
+//! that leaves a file there is held to the same limits.
 
 use std::collections::BTreeMap;
 use std::os::fd::{AsFd, BorrowedFd};
@@ -29,6 +30,9 @@ pub struct Stamp {
     /// Whether the name, or a folder's on the way, is not UTF-8: the store cannot
     /// hold it, and it is kept under its lossy form only to be reported.
     pub unnamed: bool,
+    /// Whether the name, or a folder's on the way, starts with a dot: the store does
+    /// not list it, but what a run leaves there still counts against its limits.
+    pub hidden: bool,
 }
 
 /// Every regular file below a folder, by path relative to it.
@@ -46,10 +50,12 @@ pub struct Changes {
     /// Created or changed files whose names are not UTF-8 (shown with U+FFFD), in
     /// none of the other lists.
     pub unnamed: Vec<String>,
+    /// Created or changed files under a hidden name, in none of the other lists.
+    pub hidden: Vec<String>,
 }
 
 /// Takes the snapshot of `root`: each regular file's size and times, symbolic links
-/// and hidden names left out.
+/// left out, hidden names marked.
 pub fn take(root: &Path) -> Result<Snapshot> {
     let shown = root.display().to_string();
     let fd = rustix::fs::open(root, DIR_FLAGS, Mode::empty()).map_err(|e| Error::io(&shown, e))?;
@@ -63,9 +69,6 @@ pub fn take_fd(root: BorrowedFd<'_>) -> std::result::Result<(Snapshot, Gaps), ru
     let gaps = tree::walk(
         root,
         |item| {
-            if item.name.as_bytes().starts_with(b".") {
-                return Descend::No;
-            }
             let stat = item.stat;
             if FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile {
                 let ns = |sec: i64, nsec: i64| sec as i128 * 1_000_000_000 + nsec as i128;
@@ -76,6 +79,7 @@ pub fn take_fd(root: BorrowedFd<'_>) -> std::result::Result<(Snapshot, Gaps), ru
                         mtime_ns: ns(stat.st_mtime as i64, stat.st_mtime_nsec as i64),
                         ctime_ns: ns(stat.st_ctime as i64, stat.st_ctime_nsec as i64),
                         unnamed: item.unnamed,
+                        hidden: item.path.split('/').any(|name| name.starts_with('.')),
                     },
                 );
             }
@@ -86,13 +90,76 @@ pub fn take_fd(root: BorrowedFd<'_>) -> std::result::Result<(Snapshot, Gaps), ru
     Ok((files, gaps))
 }
 
+/// Removes the regular file a snapshot of `root` listed at `path`, opening each
+/// folder on the way relative to the last, never through a link: a name the
+/// snapshot shows in its lossy form (U+FFFD) is matched against that form, so a
+/// file whose name is not UTF-8 can be removed too. Returns whether one was.
+pub fn remove(root: &Path, path: &str) -> Result<bool> {
+    let shown = root.display().to_string();
+    let fail = |e| Error::io(format!("{shown}/{path}"), e);
+    let mut dir = rustix::fs::open(root, DIR_FLAGS, Mode::empty()).map_err(fail)?;
+    let names: Vec<&str> = path.split('/').collect();
+    let Some((last, folders)) = names.split_last() else {
+        return Ok(false);
+    };
+    for name in folders {
+        let Some(real) = real_name(dir.as_fd(), name).map_err(fail)? else {
+            return Ok(false);
+        };
+        dir = match rustix::fs::openat(&dir, &real, DIR_FLAGS, Mode::empty()) {
+            Ok(fd) => fd,
+            Err(rustix::io::Errno::NOENT | rustix::io::Errno::NOTDIR | rustix::io::Errno::LOOP) => {
+                return Ok(false)
+            }
+            Err(e) => return Err(fail(e)),
+        };
+    }
+    let Some(real) = real_name(dir.as_fd(), last).map_err(fail)? else {
+        return Ok(false);
+    };
+    let stat = match rustix::fs::statat(&dir, &real, rustix::fs::AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(stat) => stat,
+        Err(rustix::io::Errno::NOENT) => return Ok(false),
+        Err(e) => return Err(fail(e)),
+    };
+    if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
+        return Ok(false);
+    }
+    match rustix::fs::unlinkat(&dir, &real, rustix::fs::AtFlags::empty()) {
+        Ok(()) => Ok(true),
+        Err(rustix::io::Errno::NOENT) => Ok(false),
+        Err(e) => Err(fail(e)),
+    }
+}
+
+/// The name in `dir` that `shown` stands for: itself, or for a lossy form, the
+/// first name read whose lossy form it is.
+fn real_name(dir: BorrowedFd<'_>, shown: &str) -> rustix::io::Result<Option<std::ffi::CString>> {
+    if !shown.contains('\u{fffd}') {
+        return Ok(std::ffi::CString::new(shown).ok());
+    }
+    let fd = rustix::fs::openat(dir, ".", DIR_FLAGS, Mode::empty())?;
+    for item in rustix::fs::Dir::read_from(&fd)? {
+        let name = item?.file_name().to_owned();
+        if String::from_utf8_lossy(name.to_bytes()) == shown {
+            return Ok(Some(name));
+        }
+    }
+    Ok(None)
+}
+
 /// What changed from `before` to `after`.
 pub fn diff(before: &Snapshot, after: &Snapshot) -> Changes {
     let mut changes = Changes::default();
     for (path, stamp) in after {
-        if stamp.unnamed {
+        if stamp.unnamed || stamp.hidden {
             if before.get(path) != Some(stamp) {
-                changes.unnamed.push(path.clone());
+                let list = if stamp.unnamed {
+                    &mut changes.unnamed
+                } else {
+                    &mut changes.hidden
+                };
+                list.push(path.clone());
             }
             continue;
         }
@@ -104,7 +171,7 @@ pub fn diff(before: &Snapshot, after: &Snapshot) -> Changes {
     }
     changes.deleted = before
         .iter()
-        .filter(|(path, stamp)| !stamp.unnamed && !after.contains_key(*path))
+        .filter(|(path, stamp)| !stamp.unnamed && !stamp.hidden && !after.contains_key(*path))
         .map(|(path, _)| path)
         .cloned()
         .collect();
@@ -151,10 +218,27 @@ mod tests {
             dir.path().join("file-link"),
         )
         .unwrap();
+        assert!(take(dir.path()).unwrap().is_empty());
+    }
+
+    #[test]
+    fn hidden_names_are_kept_apart_from_the_lists() {
+        let dir = tempfile::tempdir().unwrap();
         fs::create_dir(dir.path().join(".git")).unwrap();
         fs::write(dir.path().join(".git/HEAD"), "ref").unwrap();
-        fs::write(dir.path().join(".hidden"), "h").unwrap();
-        assert!(take(dir.path()).unwrap().is_empty());
+        let before = take(dir.path()).unwrap();
+        assert!(before[".git/HEAD"].hidden);
+        fs::write(dir.path().join(".git/HEAD"), "other").unwrap();
+        fs::write(dir.path().join(".big"), "h").unwrap();
+        fs::write(dir.path().join("seen.txt"), "s").unwrap();
+        let changes = diff(&before, &take(dir.path()).unwrap());
+        assert_eq!(changes.created, vec!["seen.txt"]);
+        assert!(changes.changed.is_empty(), "{changes:?}");
+        assert_eq!(changes.hidden, vec![".big", ".git/HEAD"]);
+        let after = take(dir.path()).unwrap();
+        fs::remove_file(dir.path().join(".big")).unwrap();
+        let gone = diff(&after, &take(dir.path()).unwrap());
+        assert!(gone.deleted.is_empty(), "{gone:?}");
     }
 
     #[test]
@@ -212,6 +296,24 @@ mod tests {
             changes.unnamed,
             vec!["caf\u{fffd}.d/in.txt", "caf\u{fffd}.txt"]
         );
+    }
+
+    #[test]
+    fn remove_takes_a_file_by_its_listed_path_lossy_names_included_never_through_a_link() {
+        use std::os::unix::ffi::OsStrExt;
+        let dir = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let latin1 = dir.path().join(std::ffi::OsStr::from_bytes(b".caf\xe9"));
+        fs::create_dir(&latin1).unwrap();
+        fs::write(latin1.join("big"), "x").unwrap();
+        fs::write(outside.path().join("keep"), "k").unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join("out")).unwrap();
+        assert!(remove(dir.path(), ".caf\u{fffd}/big").unwrap());
+        assert!(!latin1.join("big").exists());
+        assert!(!remove(dir.path(), "out/keep").unwrap());
+        assert!(!remove(dir.path(), "out").unwrap());
+        assert!(outside.path().join("keep").exists());
+        assert!(!remove(dir.path(), "no/such").unwrap());
     }
 
     #[test]

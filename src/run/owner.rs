@@ -3,10 +3,11 @@
 //! A sandboxed run never runs as root on the host: when the app is root, the
 //! folder is handed to the run's unprivileged uid before the run and taken back
 //! after, so that what the code makes is never a root-owned file while it runs.
-//! After every run, whoever the app is, each file and folder below loses S_ISUID
-//! and S_ISGID and gets back its owner's access (read and write, and search for a
+//! After every run, whoever the app is, each file and folder below loses S_ISUID,
+//! S_ISGID and the group's and others' write access, and gets back its owner's access (read and write, and search for a
 //! folder), and the folder itself its own mode: no setuid file outlives a run, and
-//! no `chmod 0` locks the store out of its own folder. All of it through the
+//! no `chmod 0` locks the store out of its own folder. POSIX ACLs are dropped,
+//! so none grants another user what the modes do not. All of it through the
 //! folder's descriptor, hidden names included, no link followed.
 
 use std::os::fd::{AsFd, OwnedFd};
@@ -17,7 +18,11 @@ use rustix::fs::{AtFlags, FileType, Gid, Mode, OFlags, Uid};
 use crate::error::{Error, Result};
 use crate::tree::{self, Descend, Gaps, DIR_FLAGS};
 
-const SETID: u32 = 0o6000;
+/// Cleared from every mode after a run: the set-id bits, and write access for the
+/// group and for others, so no other user of the host may change or add to what
+/// the run left (a `chmod 777` folder, a `chmod 666` file), which belongs to the
+/// app once the run is over.
+const CLEARED: u32 = 0o6022;
 
 /// The run folder, open, with its owner and mode from before the run.
 pub(super) struct Folder {
@@ -84,23 +89,25 @@ impl Folder {
         walked.unwrap_or_default()
     }
 
-    /// Clears S_ISUID and S_ISGID everywhere below, gives owners back their access,
-    /// and sets the folder's own mode back to what it was.
+    /// Clears S_ISUID, S_ISGID and others' write access everywhere below, drops
+    /// POSIX ACLs, gives owners back their access, and sets the folder's own mode
+    /// back to what it was.
     pub fn repair(&self) -> Gaps {
         let _ = rustix::fs::fchmod(&self.fd, Mode::from_raw_mode(self.mode));
+        // The folder's own default ACL would reach every file the app writes there.
+        let _ = rustix::fs::fremovexattr(&self.fd, "system.posix_acl_default");
+        let _ = rustix::fs::fremovexattr(&self.fd, "system.posix_acl_access");
         let walked = tree::walk(
             self.fd.as_fd(),
             |item| {
                 let mode = item.stat.st_mode & 0o7777;
                 let wanted = match FileType::from_raw_mode(item.stat.st_mode) {
-                    FileType::Directory => (mode & !SETID) | 0o700,
-                    FileType::RegularFile => (mode & !SETID) | 0o600,
+                    FileType::Directory => (mode & !CLEARED) | 0o700,
+                    FileType::RegularFile => (mode & !CLEARED) | 0o600,
                     FileType::Symlink => return Descend::Yes,
-                    _ => mode & !SETID,
+                    _ => mode & !CLEARED,
                 };
-                if wanted != mode {
-                    chmod_at(item.dir, item.name, wanted);
-                }
+                fix_at(item.dir, item.name, (wanted != mode).then_some(wanted));
                 Descend::Yes
             },
             |_, _| {},
@@ -109,9 +116,14 @@ impl Folder {
     }
 }
 
-/// Sets the mode of `name` in `dir`, through a descriptor opened without following
-/// a link: the C library's chmod would follow one put there since the walk's stat.
-fn chmod_at(dir: std::os::fd::BorrowedFd<'_>, name: &std::ffi::CString, mode: u32) {
+/// Sets the mode of `name` in `dir` to `mode` (when given) and drops its POSIX
+/// ACLs, through a descriptor opened without following a link: the C library's
+/// chmod would follow one put there since the walk's stat. An ACL the run set
+/// would outlive it: a named entry for the run's uid (65534 for a root app, which
+/// other services of the host run as) on a file, or a default one on a folder,
+/// which every file the app writes there later inherits, would let that user
+/// write what the app owns.
+fn fix_at(dir: std::os::fd::BorrowedFd<'_>, name: &std::ffi::CString, mode: Option<u32>) {
     let flags = OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let Ok(fd) = rustix::fs::openat(dir, name, flags, Mode::empty()) else {
         return;
@@ -119,12 +131,20 @@ fn chmod_at(dir: std::os::fd::BorrowedFd<'_>, name: &std::ffi::CString, mode: u3
     let Ok(stat) = rustix::fs::fstat(&fd) else {
         return;
     };
-    if FileType::from_raw_mode(stat.st_mode) == FileType::Symlink {
+    let kind = FileType::from_raw_mode(stat.st_mode);
+    if kind == FileType::Symlink {
         return;
     }
-    // An O_PATH descriptor takes no fchmod; its /proc link names the same file.
+    // An O_PATH descriptor takes no fchmod nor fremovexattr; its /proc link names
+    // the same file.
     let path = format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&fd));
-    let _ = rustix::fs::chmod(path.as_str(), Mode::from_raw_mode(mode));
+    if let Some(mode) = mode {
+        let _ = rustix::fs::chmod(path.as_str(), Mode::from_raw_mode(mode));
+    }
+    let _ = rustix::fs::removexattr(path.as_str(), "system.posix_acl_access");
+    if kind == FileType::Directory {
+        let _ = rustix::fs::removexattr(path.as_str(), "system.posix_acl_default");
+    }
 }
 
 /// The run folder lent to the run's user; given back on `take_back` or drop.
@@ -177,15 +197,59 @@ mod tests {
         fs::set_permissions(root.join(".cache/.t"), fs::Permissions::from_mode(0o6755)).unwrap();
         fs::set_permissions(root.join("shell"), fs::Permissions::from_mode(0o4000)).unwrap();
         fs::set_permissions(root.join(".cache/locked"), fs::Permissions::from_mode(0o0)).unwrap();
+        fs::create_dir(root.join("open")).unwrap();
+        fs::write(root.join("open/w.txt"), "x").unwrap();
+        fs::set_permissions(root.join("open/w.txt"), fs::Permissions::from_mode(0o666)).unwrap();
+        fs::set_permissions(root.join("open"), fs::Permissions::from_mode(0o1777)).unwrap();
         let folder = Folder::open(root).unwrap();
         fs::set_permissions(root, fs::Permissions::from_mode(0o0)).unwrap();
         let gaps = folder.repair();
         assert!(gaps.is_empty(), "{gaps:?}");
         let mode = |p: &str| fs::symlink_metadata(root.join(p)).unwrap().mode() & 0o7777;
         assert_eq!(mode(".cache/.t"), 0o755);
+        assert_eq!(mode("open"), 0o1755);
+        assert_eq!(mode("open/w.txt"), 0o644);
         assert_eq!(mode("shell"), 0o600);
         assert_eq!(mode(".cache/locked"), 0o700);
         assert_eq!(mode(""), folder.mode);
+    }
+
+    #[test]
+    fn repair_drops_acls_a_default_one_on_a_folder_included() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir(root.join("shared")).unwrap();
+        fs::write(root.join("file"), "x").unwrap();
+        // user::rwx, user:65534:rwx, group::r-x, mask::rwx, other::r-x
+        let mut acl = 2u32.to_le_bytes().to_vec();
+        for (tag, perm, id) in [
+            (1u16, 7u16, u32::MAX),
+            (2, 7, 65534),
+            (4, 5, u32::MAX),
+            (0x10, 7, u32::MAX),
+            (0x20, 5, u32::MAX),
+        ] {
+            acl.extend(tag.to_le_bytes());
+            acl.extend(perm.to_le_bytes());
+            acl.extend(id.to_le_bytes());
+        }
+        let set = |path: &Path, name: &str| {
+            rustix::fs::setxattr(path, name, &acl, rustix::fs::XattrFlags::empty())
+        };
+        if set(&root.join("shared"), "system.posix_acl_default").is_err() {
+            eprintln!("no POSIX ACLs on this file system: nothing to check");
+            return;
+        }
+        set(&root.join("file"), "system.posix_acl_access").unwrap();
+        Folder::open(root).unwrap().repair();
+        let mut buf = [0u8; 256];
+        for (path, name) in [
+            ("shared", "system.posix_acl_default"),
+            ("file", "system.posix_acl_access"),
+        ] {
+            let got = rustix::fs::getxattr(root.join(path).as_path(), name, &mut buf);
+            assert_eq!(got, Err(rustix::io::Errno::NODATA), "{path}");
+        }
     }
 
     #[test]

@@ -19,16 +19,34 @@ impl Snapshot {
         taken.map(Snapshot).map_err(|e| errors::map(ruby, e))
     }
 
-    /// `[created, changed, deleted, unnamed]` from this snapshot to `later`.
+    /// `[created, changed, deleted, unnamed, hidden]` from this snapshot to `later`.
     #[allow(clippy::type_complexity)]
-    fn changes(&self, later: &Snapshot) -> (Vec<String>, Vec<String>, Vec<String>, Vec<String>) {
+    fn changes(
+        &self,
+        later: &Snapshot,
+    ) -> (
+        Vec<String>,
+        Vec<String>,
+        Vec<String>,
+        Vec<String>,
+        Vec<String>,
+    ) {
         let changes = snapshot::diff(&self.0, &later.0);
         (
             changes.created,
             changes.changed,
             changes.deleted,
             changes.unnamed,
+            changes.hidden,
         )
+    }
+
+    /// Removes the regular file at `path` (as a snapshot lists it) below `dir`,
+    /// never through a link; whether one was removed.
+    fn remove(ruby: &Ruby, dir: String, path: String) -> Result<bool, Error> {
+        let dir = PathBuf::from(dir);
+        let removed = nogvl(ruby, move || snapshot::remove(&dir, &path))?;
+        removed.map_err(|e| errors::map(ruby, e))
     }
 
     /// The size of the file at `path` when the snapshot was taken, or nil.
@@ -45,6 +63,7 @@ impl Snapshot {
 pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
     let class = native.define_class("Snapshot", ruby.class_object())?;
     class.define_singleton_method("take", function!(Snapshot::take, 1))?;
+    class.define_singleton_method("remove", function!(Snapshot::remove, 2))?;
     class.define_method("changes", method!(Snapshot::changes, 1))?;
     class.define_method("paths", method!(Snapshot::paths, 0))?;
     class.define_method("size", method!(Snapshot::size, 1))?;

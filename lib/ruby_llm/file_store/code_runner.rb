@@ -23,7 +23,7 @@ module RubyLLM
       # Limits of each run, overridable with +limits:+.
       DEFAULT_LIMITS = {
         cpu_seconds: 60, cpu_percent: 100, memory_bytes: 2 << 30, tmp_bytes: 256 << 20, file_bytes: 256 << 20,
-        processes: 64, output_bytes: 20_000, save_bytes: 256 << 20, folder_bytes: 1 << 30
+        processes: 64, output_bytes: 20_000, save_bytes: 256 << 20, save_files: 10_000, folder_bytes: 1 << 30
       }.freeze
       # The limits the native runner takes; the others are the Ruby side's.
       NATIVE_LIMITS = %i[cpu_seconds cpu_percent memory_bytes tmp_bytes file_bytes processes output_bytes].freeze
@@ -117,7 +117,7 @@ module RubyLLM
       end
 
       def outputs_of(outcome)
-        Outputs.new(store, outcome[:before], outcome[:after], budget: @limits[:save_bytes])
+        Outputs.new(store, outcome[:before], outcome[:after], budget: @limits[:save_bytes], files: @limits[:save_files])
       end
 
       def execute(language, code, dir, mount_sources)

@@ -7,22 +7,26 @@ module RubyLLM
       # a name the store refuses is reported and left alone; a file over the store's
       # max_file_size (by the size the snapshot took, before anything is read) is not
       # kept; files past the run's byte budget (+budget+, all kept files together, in
-      # path order) are not kept either; the rest are the run's files. Every list is
-      # cut at LISTED names, and after_file_write is called for the listed ones only.
+      # path order) are not kept either, nor new files past +files+ (a count); the
+      # rest are the run's files. Files the run left under a hidden name or a refused
+      # one are never listed, but are held to the same limits, after the listed ones:
+      # past them they are removed in workspace mode (copy mode saves none of them). Every list is cut at LISTED
+      # names, and after_file_write is called for the listed ones only.
       class Outputs # :nodoc:
         LISTED = 100
 
-        attr_reader :created, :changed, :deleted, :refused, :oversized, :over_budget, :budget
+        attr_reader :created, :changed, :deleted, :refused, :oversized, :over_budget, :budget, :unseen_dropped,
+                    :over_count
 
-        def initialize(store, before, after, budget:)
-          created, changed, @deleted, unnamed = before.changes(after)
+        def initialize(store, before, after, budget:, files: nil)
+          created, changed, @deleted, unnamed, hidden = before.changes(after)
           @max = store.max_file_size
-          @budget = budget
+          @budget = @left = budget
+          @files = files
           @refused = unnamed + (created + changed).reject { |path| storable?(path) }
-          @oversized = (created + changed - @refused).select { |path| after.size(path).to_i > @max }
-          @over_budget = past_budget((created + changed - @refused - @oversized).sort, after)
-          @created = created - @refused - @oversized - @over_budget
-          @changed = changed - @refused - @oversized - @over_budget
+          created, hidden = drop_past_count(created, hidden, before)
+          sort_listed(created, changed, after)
+          @unseen_dropped = unseen_past_limits((@refused + hidden).sort, after)
         end
 
         # The created and changed files to keep, at most LISTED of them.
@@ -34,6 +38,7 @@ module RubyLLM
         # save them, and hands the listed ones to +on_write+.
         def keep_in_place(store, on_write)
           (oversized + over_budget).each { |path| store.delete(path) }
+          (over_count + unseen_dropped).each { |path| Native::Snapshot.remove(store.local_root, path) }
           kept.each { |path| (file = store[path]) && on_write&.call(file) }
         end
 
@@ -46,7 +51,11 @@ module RubyLLM
           [note(refused, 'Names the chat\'s files cannot hold (control characters, a backslash, not UTF-8), ' \
                          'left out: '),
            note(oversized, "Over this store's limit of #{@max} bytes a file, so #{fate}: "),
-           note(over_budget, "Past the #{@budget} bytes a run may leave in all, so #{fate}: ")].compact
+           note(over_budget, "Past the #{@budget} bytes a run may leave in all, so #{fate}: "),
+           note(over_count, "Past the #{@files} new files a run may leave, so #{fate}: "),
+           note(removed ? unseen_dropped : [],
+                "Under hidden or refused names, over this store's limit of #{@max} bytes a file or past the " \
+                "#{@budget} bytes a run may leave, so removed: ")].compact
         end
 
         # "a, b, c and 5 more" for +paths+ cut at LISTED.
@@ -57,13 +66,37 @@ module RubyLLM
 
         private
 
-        # The paths past the budget, taking each file's size in turn.
+        # The paths past what is left of the budget, taking each file's size in turn.
         def past_budget(paths, after)
-          left = @budget
           paths.reject do |path|
             size = after.size(path).to_i
-            (left -= size) >= 0 if size <= left
+            (@left -= size) >= 0 if size <= @left
           end
+        end
+
+        # Sets aside the new files past the first +@files+ (the listable ones first,
+        # in path order, then hidden and refused ones) and returns +created+ and
+        # +hidden+ without them.
+        def drop_past_count(created, hidden, before)
+          unseen = (@refused + hidden).sort.reject { |path| before.size(path) }
+          @over_count = @files ? ((created - @refused).sort + unseen).drop(@files) : []
+          @refused -= @over_count
+          [created - @over_count, hidden - @over_count]
+        end
+
+        # Sorts the listable files by max_file_size and the budget.
+        def sort_listed(created, changed, after)
+          @oversized = (created + changed - @refused).select { |path| after.size(path).to_i > @max }
+          @over_budget = past_budget((created + changed - @refused - @oversized).sort, after)
+          @created = created - @refused - @oversized - @over_budget
+          @changed = changed - @refused - @oversized - @over_budget
+        end
+
+        # The hidden and refused files over max_file_size or past the budget the
+        # listed files left.
+        def unseen_past_limits(paths, after)
+          over = paths.select { |path| after.size(path).to_i > @max }
+          over + past_budget(paths - over, after)
         end
 
         def note(paths, lead)
