@@ -138,10 +138,17 @@ pub fn converted(file: &File, path: &str, chain: &[Kind]) -> Result<Arc<Conversi
     crate::cancel::check()?;
     // Bytes that are not the version measured (the file grew or shrank while it
     // was read) are converted for this read but not kept as that version.
-    if conversion.size == key.size {
+    if conversion.size == key.size && !timed_out(&conversion.text) {
         lock().put(key, Arc::clone(&conversion));
     }
     Ok(conversion)
+}
+
+/// Whether the time ceiling cut `text`: such a text depends on the machine's load
+/// when it was read, so it is not kept as the file's.
+fn timed_out(text: &std::result::Result<Arc<str>, Refusal>) -> bool {
+    text.as_ref()
+        .is_ok_and(|text| text.trim_end().ends_with(super::budget::TIME_CUT))
 }
 
 fn lock() -> std::sync::MutexGuard<'static, Cache> {

@@ -108,3 +108,12 @@ fn a_refusal_is_kept_so_a_scan_is_not_tried_again() {
     let again = converted(&File::open(&path).unwrap(), "scan.pdf", &[Kind::Pdf]).unwrap();
     assert!(Arc::ptr_eq(&first, &again));
 }
+
+#[test]
+fn a_text_the_time_ceiling_cut_is_not_kept() {
+    let cut = format!("## Page 1\nx\n\n{}\n", crate::convert::budget::TIME_CUT);
+    assert!(super::timed_out(&Ok(Arc::from(cut.as_str()))));
+    let whole = "## Page 1\nx\n[cut: the document expands past 64 MB of text]\n";
+    assert!(!super::timed_out(&Ok(Arc::from(whole))));
+    assert!(!super::timed_out(&Err(Refusal::NoText("PDF"))));
+}
