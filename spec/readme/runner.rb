@@ -47,7 +47,7 @@ module ReadmeRun
       # The specs' own Active Record on SQLite; their files also register RSpec hooks.
       require 'rspec/core'
       %w[active_storage_servers active_storage_app active_storage_db rails_models acts_as_chat_db
-         acts_as_chat_release_db].each { |file| require File.join(ROOT, 'spec/support', file) }
+         acts_as_chat_release_db acts_as_chat_mariadb].each { |file| require File.join(ROOT, 'spec/support', file) }
       ActiveStorageDB.setup!
       # bin/test-ruby-llm names the Rails each run is for, as the specs check it.
       rails = ENV.fetch('RUBY_LLM_FILE_STORE_RAILS', nil)

@@ -17,7 +17,7 @@
 #            order; every one must be asked for
 # - after:   Ruby run after the block, checking what the prose around it says
 # - runner:  "rspec" for a block that is a spec file
-module ReadmeSetups
+module ReadmeSetups # rubocop:disable Metrics/ModuleLength -- a table of data, one entry per README block
   CONTRACT = [
     ['Services agreement', '1. Services. The supplier provides the services of annex A.',
      '2. Fees. Fees are due within 30 days of each invoice.'],
@@ -117,6 +117,45 @@ module ReadmeSetups
         raise "contract.pdf is not a row of the chat's files: \#{rows.pluck(:path)}" unless
           rows.pluck(:path) == ['contract.pdf']
         raise 'the other store took the attachment' if other_store.exist?('contract.pdf')
+      RUBY
+    },
+    'acts-as-chat-declared' => {
+      needs: %w[ruby_llm rails acts_as_chat],
+      files: { 'contract.pdf' => { pdf: CONTRACT } },
+      replies: "ScriptedLLMServer.text('60 days, in writing.')",
+      # The application's chats and messages tables, as ruby_llm's generator makes them
+      # (the spec schema's conversations, renamed), with the chat's user.
+      before: <<~RUBY,
+        ActsAsChatDB.setup!
+        connection = ActiveRecord::Base.connection
+        %i[messages chats].each { |table| connection.drop_table(table) }
+        renames = { 'conversation_messages' => 'messages', 'conversations' => 'chats', 'conversation_id' => 'chat_id' }
+        %w[conversations conversation_messages].each do |table|
+          connection.select_values("SELECT sql FROM sqlite_master WHERE tbl_name = '\#{table}' AND sql IS NOT NULL").each do |sql|
+            connection.execute(sql.gsub(Regexp.union(renames.keys)) { |name| renames[name] })
+          end
+        end
+        connection.add_column :chats, :user_id, :integer
+        # ruby_llm 1.16.0's tool calls belong to the application's messages.
+        connection.add_reference :tool_calls, :message if connection.table_exists?(:tool_calls)
+        class ApplicationRecord < ActiveRecord::Base
+          self.abstract_class = true
+        end
+        class Message < ApplicationRecord
+          acts_as_message
+          has_many_attached :attachments
+        end
+        class User < ApplicationRecord; end
+        user = User.create!(name: 'Dana')
+        # The model a chat of the spec schema gets, given to the new chat's row.
+        model = Conversation.create!(model: ScriptedLLMServer::MODEL, provider: :openai, assume_model_exists: true)
+                            .attributes.slice('ruby_llm_model_id', 'model_id').transform_keys(&:to_sym)
+        id = Class.new(ActiveRecord::Base) { self.table_name = 'chats' }.create!(user_id: user.id, **model).id
+      RUBY
+      after: <<~RUBY
+        rows = RubyLLM::ActiveRecord::ChatFile.where(chat_type: 'Chat', chat_id: id)
+        raise "contract.pdf is not the user's row: \#{rows.pluck(:path, :owner_key)}" unless
+          rows.pluck(:path) == ['contract.pdf'] && rows.first.owner == user
       RUBY
     },
     'converters' => { needs: %w[ruby_llm] },
