@@ -18,9 +18,13 @@ module RubyLLM
                        "require 'ruby_llm' before 'ruby_llm/file_store'. Without ruby_llm, call the plain " \
                        "classes under RubyLLM::FileStore::Tools, e.g. Tools::ReadFile.new(store).call(path: 'a.md')."
 
-      # One of each of the five tools over +store+.
-      def self.for(store, config: nil, on_write: nil)
-        [ListFiles, ReadFile, SearchFiles, WriteFile, EditFile].map { |tool| tool.new(store, config:, on_write:) }
+      # One of each of the five tools over +store+, sharing one record of what the
+      # model read: each call gives a new one, so a read by one chat's tools never
+      # lets another chat's tools change the file.
+      def self.for(store, config: nil, on_write: nil, reads: Reads.new)
+        [ListFiles, ReadFile, SearchFiles, WriteFile, EditFile].map do |tool|
+          tool.new(store, config:, on_write:, reads:)
+        end
       end
 
       def self.const_missing(name)

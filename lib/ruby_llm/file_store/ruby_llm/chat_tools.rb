@@ -28,10 +28,10 @@ module RubyLLM
         # The name the model knows the tool by.
         def name = self.class.tool_name
 
-        def initialize(store, config: nil, on_write: nil)
+        def initialize(store, config: nil, on_write: nil, reads: nil)
           super()
           @store = store
-          @tool = self.class.plain.new(store, config:, on_write:)
+          @tool = self.class.plain.new(store, config:, on_write:, reads:)
         end
 
         private
