@@ -381,3 +381,29 @@ fn assert_waits_until_released<T>(held: T, other: Root) {
     waiter.join().unwrap();
     assert!(taken.load(Ordering::SeqCst));
 }
+
+#[test]
+fn refuses_a_file_for_its_folder_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("notes.txt");
+    std::fs::write(&file, b"mine").unwrap();
+    let error = Root::open(&file).unwrap_err().to_string();
+    assert_eq!(
+        error,
+        format!(
+            "{} is a file, not a folder: a folder store keeps its files in a folder",
+            file.display()
+        )
+    );
+    let below = file.join("store");
+    let error = Root::open(&below).unwrap_err().to_string();
+    assert_eq!(
+        error,
+        format!(
+            "{} is a file, so {} cannot be a folder for a folder store",
+            file.display(),
+            below.display()
+        )
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), b"mine");
+}

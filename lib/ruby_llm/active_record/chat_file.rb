@@ -77,12 +77,13 @@ module RubyLLM
 
       # Purges +blob+ unless an attachment still uses it: the row goes in a transaction
       # that takes the write lock first (see ChatLock.write_lock), the file on the
-      # service after it commits.
+      # service after it commits. The transaction commits even in a thread being
+      # killed (Rails rolls its own back there), so the file never goes without the row.
       def self.purge_if_unused(blob)
         return unless blob
 
         destroyed = ChatLock.writing(self) do
-          transaction do
+          Atomically.run(connection) do
             ChatLock.write_lock(self)
             next false if ::ActiveStorage::Attachment.exists?(blob_id: blob.id)
 
