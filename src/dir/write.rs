@@ -4,7 +4,7 @@
 
 use std::fs::File;
 use std::io::Write;
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -51,17 +51,10 @@ impl AtomicWriter {
             _ => 0o666,
         };
         let temp = temp_name(&name);
-        let fd = rustix::fs::openat(
-            &parent,
-            temp.as_str(),
-            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::from_raw_mode(0o666),
-        )
-        .map_err(|e| lost_folder(&parent, &path, e))?;
-        if let Err(e) = super::leftovers::claim(fd.as_fd()) {
-            let _ = rustix::fs::unlinkat(&parent, temp.as_str(), AtFlags::empty());
-            return Err(Error::io(&path, e));
-        }
+        let fd = match claimed_anonymous(&parent, &temp) {
+            Some(fd) => fd,
+            None => claimed_named(&parent, &temp, &path)?,
+        };
         if mode != 0o666 {
             let _ = rustix::fs::fchmod(&fd, Mode::from_raw_mode(mode));
         }
@@ -145,6 +138,48 @@ impl Drop for AtomicWriter {
             let _ = rustix::fs::unlinkat(&self.parent, self.temp.as_str(), AtFlags::empty());
         }
     }
+}
+
+/// The temporary file `temp`, created locked and marked before it has a name
+/// (`O_TMPFILE`, then linked through `/proc`), so no crash leaves a temporary file
+/// the sweep cannot tell for one. `None` where the file system or `/proc` cannot.
+fn claimed_anonymous(parent: &OwnedFd, temp: &str) -> Option<OwnedFd> {
+    let fd = rustix::fs::openat(
+        parent,
+        ".",
+        OFlags::WRONLY | OFlags::TMPFILE | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o666),
+    )
+    .ok()?;
+    super::leftovers::claim(fd.as_fd()).ok()?;
+    let link = format!("/proc/self/fd/{}", fd.as_raw_fd());
+    rustix::fs::linkat(
+        rustix::fs::CWD,
+        link.as_str(),
+        parent,
+        temp,
+        AtFlags::SYMLINK_FOLLOW,
+    )
+    .ok()?;
+    Some(fd)
+}
+
+/// The temporary file `temp`, created by name and then locked and marked: where
+/// `claimed_anonymous` cannot, at the cost of a moment in which a crash leaves an
+/// unmarked file, which the sweep then leaves alone.
+fn claimed_named(parent: &OwnedFd, temp: &str, path: &str) -> Result<OwnedFd> {
+    let fd = rustix::fs::openat(
+        parent,
+        temp,
+        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o666),
+    )
+    .map_err(|e| lost_folder(parent, path, e))?;
+    if let Err(e) = super::leftovers::claim(fd.as_fd()) {
+        let _ = rustix::fs::unlinkat(parent, temp, AtFlags::empty());
+        return Err(Error::io(path, e));
+    }
+    Ok(fd)
 }
 
 /// The error for `errno` on the write of `path` in the folder `parent`: when the

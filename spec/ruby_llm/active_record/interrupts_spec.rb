@@ -88,6 +88,38 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore writes interrupted', :rails do
     end
   end
 
+  # A seeded random mix on one chat: threads writing, deleting, deleting folders and
+  # doing with_lock edits, each step stopped at random by Timeout or Thread#kill.
+  it 'leaves every file whole and no debris after a random mix of changes, some stopped' do
+    paths = %w[a/1.txt a/2.txt b/1.txt]
+    # Each path run once first, so no interrupt lands in a file's first require.
+    write_time
+    store.write('a/1.txt', content(0))
+    store.delete_folder('a')
+    before = debris
+    threads = Array.new(3) do |t|
+      Thread.new(Random.new(RSpec.configuration.seed + t)) do |rng|
+        24.times do |i|
+          path = paths.sample(random: rng)
+          change = proc do
+            case rng.rand(4)
+            when 0 then store.write(path, content(i))
+            when 1 then store.delete(path)
+            when 2 then store.delete_folder(File.dirname(path))
+            else store.with_lock { store.write(path, content(i + 1)) if store.exist?(path) }
+            end
+          rescue ArgumentError, RubyLLM::FileNotFoundError
+            nil
+          end
+          rng.rand(3).zero? ? change.call : interrupt(%i[timeout kill].sample(random: rng), rng.rand(0.0..0.2), &change)
+        end
+      end
+    end
+    threads.each(&:join)
+    store.list.each { |file| expect([store.read(file.path).squeeze.size, file.byte_size]).to eq([1, size]) }
+    expect(debris).to eq(before)
+  end
+
   it 'rolls a with_lock block back when a throw leaves it, as Timeout does on Ruby 3.1' do
     store.write('kept.txt', content(0))
     before = debris
