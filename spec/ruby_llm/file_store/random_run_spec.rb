@@ -33,14 +33,13 @@ RSpec.describe 'A random run of writers, editors, deleters and sweepers on one f
   end
 
   # What a step does, by how many of 100 steps do it.
-  ACTIONS = { write: 35, edit: 15, delete: 10, delete_folder: 6, sweep: 8, timeout: 13, kill: 13 }.flat_map do |name, n|
-    [name] * n
-  end.freeze
+  let(:actions) do
+    { write: 35, edit: 15, delete: 10, delete_folder: 6, sweep: 8, timeout: 13, kill: 13 }.flat_map { |name, n| [name] * n }
+  end
 
   # One step of a worker; an outcome the run allows is returned, anything else raises.
-  def step(store, tools, native, random)
-    path = paths.sample(random:)
-    act(ACTIONS.sample(random:), store, tools, native, path, random)
+  def step(worker, random)
+    act(actions.sample(random:), worker, paths.sample(random:), random)
   rescue Timeout::Error, RubyLLM::FileNotFoundError
     nil
   rescue RubyLLM::FileStore::Error => e
@@ -51,21 +50,25 @@ RSpec.describe 'A random run of writers, editors, deleters and sweepers on one f
     raise unless e.message.match?(/is a folder, not a file/)
   end
 
-  def act(action, store, tools, native, path, random)
+  def act(action, worker, path, random)
+    store = worker[:store]
     case action
     when :write then store.write(path, random.rand(2).zero? ? version(path, 1, random) : StringIO.new(version(path, 1, random)))
-    when :edit then edit(tools, path, random)
+    when :edit then edit(worker[:tools], path, random)
     when :delete then store.delete(path)
     when :delete_folder then store.delete_folder(File.dirname(path))
-    when :sweep then native.sweep_leftovers(0)
-    when :timeout then Timeout.timeout(random.rand(0.0..0.01)) { store.write(path, version(path, 2, random)) }
-    else killed_write(store, path, random)
+    when :sweep then worker[:native].sweep_leftovers(0)
+    else stopped_write(action, store, path, random)
     end
   end
 
-  def killed_write(store, path, random)
+  # A write stopped by Timeout or Thread#kill at a random point.
+  def stopped_write(how, store, path, random)
+    delay = random.rand(0.0..0.01)
+    return Timeout.timeout(delay) { store.write(path, version(path, 2, random)) } if how == :timeout
+
     writer = Thread.new { store.write(path, version(path, 3, random)) }
-    sleep random.rand(0.0..0.01)
+    sleep delay
     writer.kill.join
   end
 
@@ -93,8 +96,8 @@ RSpec.describe 'A random run of writers, editors, deleters and sweepers on one f
     reads = RubyLLM::FileStore::Reads.new
     tools = { read: RubyLLM::FileStore::Tools::ReadFile.new(store, reads:),
               edit: RubyLLM::FileStore::Tools::EditFile.new(store, reads:) }
-    native = RubyLLM::FileStore::Native::Directory.open(root)
-    steps.times { step(store, tools, native, random) }
+    worker = { store:, tools:, native: RubyLLM::FileStore::Native::Directory.open(root) }
+    steps.times { step(worker, random) }
   end
 
   def run_process(index)
