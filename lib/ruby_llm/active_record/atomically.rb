@@ -50,16 +50,35 @@ module RubyLLM
         end
       end
 
-      # Commits, or, stopped or failed before the database committed, rolls back
-      # (the transaction is off Rails' stack by then, so it is named).
+      # Commits. A commit that fails or is stopped halfway is rolled back only when
+      # the database still holds the transaction: one the database committed must
+      # not run rollback callbacks (they would purge blobs the committed rows use).
+      # Where the database cannot say, the connection is dropped, which rolls back
+      # whatever it had not committed. The store tidies the blobs either way.
       def commit(connection)
         transaction = connection.current_transaction
         committed = false
         connection.commit_transaction
         committed = true
       ensure
-        dropping(connection) { connection.rollback_transaction(transaction) } unless
-          committed || transaction.state.completed?
+        unless committed || transaction.state.completed?
+          case open_in_database?(connection)
+          when true then dropping(connection) { connection.rollback_transaction(transaction) }
+          when nil then connection.throw_away!
+          end
+        end
+      end
+
+      # Whether the database holds a transaction on +connection+: PostgreSQL and
+      # SQLite say; nil for a database that does not.
+      def open_in_database?(connection)
+        raw = connection.raw_connection
+        return raw.transaction_status != PG::PQTRANS_IDLE if defined?(PG::Connection) && raw.is_a?(PG::Connection)
+        return raw.transaction_active? if raw.respond_to?(:transaction_active?)
+
+        nil
+      rescue StandardError
+        nil
       end
 
       # Runs the rollback in the block; a connection that cannot roll back (a

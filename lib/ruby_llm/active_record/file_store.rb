@@ -100,7 +100,7 @@ module RubyLLM
           row&.stored_file
         end
       ensure
-        Interrupts.deferred { tidy(blob) } if deleted.nil?
+        Interrupts.deferred { tidy_after(blob) } if deleted.nil?
       end
 
       # Runs the block in a database transaction holding a lock on the chat's row, so
@@ -138,11 +138,13 @@ module RubyLLM
       end
 
       # Each call takes a connection only for as long as it runs, so threads that use a
-      # store, such as tools run concurrently, hand theirs back to the pool.
-      def db
+      # store, such as tools run concurrently, hand theirs back to the pool. One an
+      # interrupt left (see Interrupts.dropping_if_cut) may be cut off mid-query, so it is
+      # dropped rather than handed to the next thread.
+      def db(&block)
         ChatFile.connection_pool.with_connection do |connection|
           SQLiteWait.adopt(connection, ChatFile)
-          yield
+          Interrupts.dropping_if_cut(connection, &block)
         end
       end
 

@@ -26,6 +26,24 @@ module RubyLLM
         Thread.current[KEY] = outer
       end
 
+      # Runs the block with +connection+; left by an interrupt (Timeout.timeout, a
+      # throw, Thread#kill) rather than by its value or an error of its own, the
+      # connection may be cut off mid-query (mysql2 then refuses every later query),
+      # so it is dropped from the pool.
+      def dropping_if_cut(connection)
+        clean = false
+        begin
+          result = yield
+          clean = true
+          result
+        rescue StandardError => e
+          clean = !(defined?(::Timeout::Error) && e.is_a?(::Timeout::Error))
+          raise
+        ensure
+          connection.throw_away! unless clean
+        end
+      end
+
       def inside(&block)
         block.call
       end

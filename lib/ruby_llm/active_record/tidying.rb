@@ -11,21 +11,33 @@ module RubyLLM
     module Tidying # :nodoc:
       # The blobs the outermost with_lock of this thread uploads, replaces or deletes.
       TOUCHED = :ruby_llm_file_store_touched
+      # The blobs of changes that failed inside it, tidied once it ends: not before,
+      # for its transaction may still roll back to rows that use them.
+      LATER = :ruby_llm_file_store_tidy_later
 
       private
 
-      # Runs the block, the outermost lock of this thread; stopped before it
-      # returns, it tidies every blob the changes in it touched.
+      # Runs the block, the outermost lock of this thread. Once it ends it tidies the
+      # blobs of the changes that failed in it, and, stopped before it returned,
+      # every blob the changes in it touched.
       def tidying
         return yield if Thread.current[TOUCHED]
 
         begin
           Thread.current[TOUCHED] = touched = []
-          yield.tap { touched = nil }
+          Thread.current[LATER] = later = []
+          yield.tap { touched = [] }
         ensure
-          Thread.current[TOUCHED] = nil
-          Interrupts.deferred { touched.each { |blob| tidy(blob) } } if touched
+          Thread.current[TOUCHED] = Thread.current[LATER] = nil
+          blobs = (later + touched).uniq
+          Interrupts.deferred { blobs.each { |blob| tidy(blob) } } if blobs.any?
         end
+      end
+
+      # Tidies +blobs+ now, or inside a lock, once the outermost lock ends.
+      def tidy_after(*blobs)
+        later = Thread.current[LATER]
+        later ? later.concat(blobs.compact) : blobs.each { |blob| tidy(blob) }
       end
 
       # Notes +blob+, which a change uploads, replaces or deletes, for the outermost
@@ -45,10 +57,7 @@ module RubyLLM
       # purge it.
       def finish(upload, saved:)
         Interrupts.deferred do
-          unless saved
-            tidy(upload.uploaded_blob)
-            tidy(upload.replaced)
-          end
+          tidy_after(upload.uploaded_blob, upload.replaced) unless saved
         ensure
           upload.close
         end
