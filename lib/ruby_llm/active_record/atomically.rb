@@ -24,6 +24,9 @@ module RubyLLM
       def run(connection, &block)
         return yield if connection.transaction_open?
 
+        # A transaction an interrupt left open in the database, unknown to Rails (one
+        # Rails began lazily and was stopped in), is abandoned work: rolled back first.
+        connection.rollback_db_transaction if open_in_database?(connection)
         begun = finished = false
         Interrupts.deferred do |as_before|
           # Begun at once, not lazily at the first statement, so the one point where
