@@ -60,7 +60,8 @@ impl Root {
     /// Opens the folder at `dir`, creating it (and its parents) when missing.
     pub fn open(dir: &Path) -> Result<Root> {
         let shown = dir.display().to_string();
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(&shown, e))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| not_a_folder(dir).unwrap_or(Error::io(&shown, e)))?;
         let fd = rustix::fs::open(
             dir,
             OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
@@ -336,6 +337,32 @@ impl Root {
             pause = (pause * 2).min(std::time::Duration::from_millis(20));
         }
     }
+}
+
+/// Why `dir` cannot be a store's folder when it, or a folder above it, is a file
+/// (or anything else but a folder): the error names which.
+fn not_a_folder(dir: &Path) -> Option<Error> {
+    let blocker = dir
+        .ancestors()
+        .filter(|part| !part.as_os_str().is_empty())
+        .find(|part| std::fs::symlink_metadata(part).is_ok_and(|meta| !meta.is_dir()))?;
+    // A link to a folder is a folder for the store's own path.
+    if std::fs::metadata(blocker).is_ok_and(|meta| meta.is_dir()) {
+        return None;
+    }
+    let message = if blocker == dir {
+        format!(
+            "{} is a file, not a folder: a folder store keeps its files in a folder",
+            dir.display()
+        )
+    } else {
+        format!(
+            "{} is a file, so {} cannot be a folder for a folder store",
+            blocker.display(),
+            dir.display()
+        )
+    };
+    Some(Error::InvalidArgument(message))
 }
 
 /// `fd` as a readable file if it is a regular file: a folder is refused by name,

@@ -26,6 +26,15 @@ pub enum Error {
     /// An argument other than a path is wrong, such as an invalid regex.
     #[error("{0}")]
     InvalidArgument(String),
+    /// A write whose folder was deleted while it ran (a race with `delete_folder`):
+    /// nothing was written.
+    #[error("{path} was not written: {} was deleted while the write ran", folder_words(.folder))]
+    FolderGone {
+        /// The store path written.
+        path: String,
+        /// The folder that went.
+        folder: String,
+    },
     /// A code run could not be started or sandboxed.
     #[error("{0}")]
     Sandbox(String),
@@ -49,6 +58,15 @@ impl Error {
             path: path.into(),
             source: source.into(),
         }
+    }
+}
+
+/// A folder as a message names it: the store's own folder is `.`.
+fn folder_words(folder: &str) -> String {
+    if folder == "." {
+        "the store's folder".to_string()
+    } else {
+        format!("its folder {folder}")
     }
 }
 

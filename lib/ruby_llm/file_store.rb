@@ -57,7 +57,7 @@ module RubyLLM
     def initialize
       @store_lock = Monitor.new
       @text_cache = TextCache.new(CACHED_TEXTS)
-      @reads = Reads.new
+      @reads = Reads::PerThread.new
     end
 
     # The largest file write_file and edit_file write to this store, in bytes.
@@ -67,9 +67,11 @@ module RubyLLM
       @max_file_size || MAX_FILE_SIZE
     end
 
-    # What the model has read from this store, so its tools change only files it
-    # read as they are now.
-    attr_reader :reads
+    # What the model has read from this store in the current thread, for tools made
+    # without a record of their own (ChatTools.for gives each chat's tools one), so
+    # they change only files it read as they are now. A read in one thread never
+    # licenses a write in another.
+    def reads = @reads.current
 
     # Returns the files inside the folder +prefix+, or every file, as StoredFile
     # objects sorted by path. A prefix is a folder: <tt>"rep"</tt> does not list
@@ -160,6 +162,10 @@ module RubyLLM
     # kept as the conversion of a version only when they are that version.
     def text_and_version(path, config: nil) # :nodoc:
       file = find(path)
+      if Converters.never_text?(file.content_type, file.byte_size, config:) { |bytes| head(file.path, bytes) }
+        return [nil, Reads.version_of_file(file)]
+      end
+
       cached = cached_text(file)
       return [cached, Reads.version_of_file(file)] if cached
 

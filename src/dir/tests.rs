@@ -254,27 +254,97 @@ fn a_replaced_file_keeps_its_permissions_but_not_setuid_or_setgid() {
     assert_eq!(mode, 0o750);
 }
 
+/// A temporary file as a writer that crashed leaves it: marked, and locked by no one.
+fn crashed_temp(path: &std::path::Path) {
+    let file = std::fs::File::create(path).unwrap();
+    leftovers::claim(file.as_fd()).unwrap();
+    age(path);
+}
+
+/// Makes the file at `path` look untouched for a day.
+fn age(path: &std::path::Path) {
+    let day_ago = std::time::SystemTime::now() - Duration::from_secs(24 * 3600);
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(day_ago)
+        .unwrap();
+}
+
 #[test]
-fn sweeps_the_leftovers_of_dead_writers_only() {
+fn sweeps_only_marked_temporary_files_no_writer_holds() {
     let (tmp, root) = store();
     let base = tmp.path().join("store");
     root.write("a/doc.txt", b"whole").unwrap();
-    // PID 0x7ffffff0 is above any pid_max, so no process has it.
-    let dead = base.join("a/.doc.txt.2147483632-1f-0.tmp");
-    let live = base.join(format!("a/.doc.txt.{}-1f-1.tmp", std::process::id()));
-    std::fs::write(&dead, b"part").unwrap();
-    std::fs::write(&live, b"part").unwrap();
+    let crashed = base.join("a/.doc.txt.2147483632-1f-0.tmp");
+    crashed_temp(&crashed);
+    // A user's file shaped like a temporary file, but not marked as one.
+    let look_alike = base.join("a/.notes.txt.1-1f-0.tmp");
+    std::fs::write(&look_alike, b"mine").unwrap();
+    age(&look_alike);
     std::fs::write(base.join("a/.keep.tmp"), b"mine").unwrap();
     assert_eq!(
-        root.sweep_leftovers(Duration::from_secs(3600)),
+        root.sweep_leftovers(Duration::from_secs(7 * 24 * 3600)),
         0,
         "too recent"
     );
     assert_eq!(root.sweep_leftovers(Duration::ZERO), 1);
-    assert!(!dead.exists());
-    assert!(live.exists());
+    assert!(!crashed.exists());
+    assert!(look_alike.exists());
     assert!(base.join("a/.keep.tmp").exists());
     assert_eq!(root.read("a/doc.txt").unwrap(), b"whole");
+}
+
+#[test]
+fn never_sweeps_a_live_writer_however_long_idle() {
+    let (tmp, root) = store();
+    let base = tmp.path().join("store");
+    let mut writer = root.writer("doc.txt").unwrap();
+    writer.write_all(b"new").unwrap();
+    let temp: Vec<_> = std::fs::read_dir(&base)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(temp.len(), 1);
+    age(&temp[0]);
+    assert_eq!(root.sweep_leftovers(Duration::ZERO), 0);
+    assert_eq!(writer.commit().unwrap().size, 3);
+    assert_eq!(root.read("doc.txt").unwrap(), b"new");
+    // A committed file keeps no mark of a temporary file.
+    let path = base.join("doc.txt");
+    assert!(rustix::fs::getxattr(&path, leftovers::MARK, &mut [0u8; 64]).is_err());
+}
+
+#[test]
+fn sweeps_no_hidden_folder_and_no_folder_through_a_link() {
+    let (tmp, root) = store();
+    let base = tmp.path().join("store");
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::create_dir_all(base.join(".git")).unwrap();
+    crashed_temp(&outside.join(".x.txt.2147483632-1f-0.tmp"));
+    crashed_temp(&base.join(".git/.x.txt.2147483632-1f-0.tmp"));
+    symlink(&outside, base.join("linked")).unwrap();
+    assert_eq!(root.sweep_leftovers(Duration::ZERO), 0);
+    assert!(outside.join(".x.txt.2147483632-1f-0.tmp").exists());
+    assert!(base.join(".git/.x.txt.2147483632-1f-0.tmp").exists());
+}
+
+#[test]
+fn says_which_folder_went_when_a_write_loses_a_race_with_its_deletion() {
+    let (_tmp, root) = store();
+    root.write("notes/a.txt", b"a").unwrap();
+    // The folder goes between the writer opening it and creating its file.
+    let (parent, name) = walk::open_parent(root.fd.as_fd(), "notes/c.txt", true).unwrap();
+    root.delete("notes/a.txt").unwrap();
+    let error = AtomicWriter::create(parent, name.to_string(), "notes/c.txt".to_string())
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        error,
+        "notes/c.txt was not written: its folder notes was deleted while the write ran"
+    );
 }
 
 #[test]
@@ -310,4 +380,30 @@ fn assert_waits_until_released<T>(held: T, other: Root) {
     drop(held);
     waiter.join().unwrap();
     assert!(taken.load(Ordering::SeqCst));
+}
+
+#[test]
+fn refuses_a_file_for_its_folder_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("notes.txt");
+    std::fs::write(&file, b"mine").unwrap();
+    let error = Root::open(&file).unwrap_err().to_string();
+    assert_eq!(
+        error,
+        format!(
+            "{} is a file, not a folder: a folder store keeps its files in a folder",
+            file.display()
+        )
+    );
+    let below = file.join("store");
+    let error = Root::open(&below).unwrap_err().to_string();
+    assert_eq!(
+        error,
+        format!(
+            "{} is a file, so {} cannot be a folder for a folder store",
+            file.display(),
+            below.display()
+        )
+    );
+    assert_eq!(std::fs::read(&file).unwrap(), b"mine");
 }

@@ -1,8 +1,10 @@
 //! Atomic writes: a hidden temporary file beside the target, synced, then renamed.
+//! The temporary file is locked and marked as the store's for the write's whole
+//! life (see `leftovers`), so only a crashed writer's file is ever swept.
 
 use std::fs::File;
 use std::io::Write;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -49,13 +51,10 @@ impl AtomicWriter {
             _ => 0o666,
         };
         let temp = temp_name(&name);
-        let fd = rustix::fs::openat(
-            &parent,
-            temp.as_str(),
-            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::from_raw_mode(0o666),
-        )
-        .map_err(|e| Error::io(&path, e))?;
+        let fd = match claimed_anonymous(&parent, &temp) {
+            Some(fd) => fd,
+            None => claimed_named(&parent, &temp, &path)?,
+        };
         if mode != 0o666 {
             let _ = rustix::fs::fchmod(&fd, Mode::from_raw_mode(mode));
         }
@@ -108,7 +107,8 @@ impl AtomicWriter {
         }
         file.sync_all().map_err(|e| Error::io(&self.path, e))?;
         let stat = rustix::fs::fstat(&file).map_err(|e| Error::io(&self.path, e))?;
-        drop(file);
+        // The file stays open, so locked, until it is renamed: a sweep never takes
+        // the temporary file of a write that is committing.
         rustix::fs::renameat(
             &self.parent,
             self.temp.as_str(),
@@ -117,9 +117,11 @@ impl AtomicWriter {
         )
         .map_err(|e| match e {
             Errno::ISDIR | Errno::NOTEMPTY | Errno::EXIST => Error::IsFolder(self.path.clone()),
-            e => Error::io(&self.path, e),
+            e => lost_folder(&self.parent, &self.path, e),
         })?;
         self.temp.clear();
+        super::leftovers::unmark(file.as_fd());
+        drop(file);
         let content_type = self
             .content_type
             .take()
@@ -135,6 +137,64 @@ impl Drop for AtomicWriter {
         if !self.temp.is_empty() {
             let _ = rustix::fs::unlinkat(&self.parent, self.temp.as_str(), AtFlags::empty());
         }
+    }
+}
+
+/// The temporary file `temp`, created locked and marked before it has a name
+/// (`O_TMPFILE`, then linked through `/proc`), so no crash leaves a temporary file
+/// the sweep cannot tell for one. `None` where the file system or `/proc` cannot.
+fn claimed_anonymous(parent: &OwnedFd, temp: &str) -> Option<OwnedFd> {
+    let fd = rustix::fs::openat(
+        parent,
+        ".",
+        OFlags::WRONLY | OFlags::TMPFILE | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o666),
+    )
+    .ok()?;
+    super::leftovers::claim(fd.as_fd()).ok()?;
+    let link = format!("/proc/self/fd/{}", fd.as_raw_fd());
+    rustix::fs::linkat(
+        rustix::fs::CWD,
+        link.as_str(),
+        parent,
+        temp,
+        AtFlags::SYMLINK_FOLLOW,
+    )
+    .ok()?;
+    Some(fd)
+}
+
+/// The temporary file `temp`, created by name and then locked and marked: where
+/// `claimed_anonymous` cannot, at the cost of a moment in which a crash leaves an
+/// unmarked file, which the sweep then leaves alone.
+fn claimed_named(parent: &OwnedFd, temp: &str, path: &str) -> Result<OwnedFd> {
+    let fd = rustix::fs::openat(
+        parent,
+        temp,
+        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o666),
+    )
+    .map_err(|e| lost_folder(parent, path, e))?;
+    if let Err(e) = super::leftovers::claim(fd.as_fd()) {
+        let _ = rustix::fs::unlinkat(parent, temp, AtFlags::empty());
+        return Err(Error::io(path, e));
+    }
+    Ok(fd)
+}
+
+/// The error for `errno` on the write of `path` in the folder `parent`: when the
+/// folder was deleted meanwhile (by `delete_folder`, or another process), one that
+/// says so, naming the file and the folder.
+fn lost_folder(parent: &OwnedFd, path: &str, errno: Errno) -> Error {
+    let gone =
+        errno == Errno::NOENT && rustix::fs::fstat(parent).is_ok_and(|stat| stat.st_nlink == 0);
+    if !gone {
+        return Error::io(path, errno);
+    }
+    let folder = path.rsplit_once('/').map_or(".", |(folder, _)| folder);
+    Error::FolderGone {
+        path: path.to_string(),
+        folder: folder.to_string(),
     }
 }
 

@@ -41,6 +41,7 @@ pub fn map(ruby: &Ruby, error: CoreError) -> magnus::Error {
         | CoreError::InvalidArgument(_) => exception::arg_error(),
         CoreError::SymbolicLink(_) => ruby.get_inner(&UNSAFE_PATH),
         CoreError::Io { .. } => ruby.get_inner(&DISK_ERROR),
+        CoreError::FolderGone { .. } => ruby.get_inner(&STORE_ERROR),
         CoreError::Sandbox(_) => ruby.get_inner(&SANDBOX_ERROR),
         // Reached only when an interrupt stopped the work without raising in Ruby.
         CoreError::Cancelled => ruby.get_inner(&STORE_ERROR),

@@ -80,15 +80,18 @@ module RubyLLM
       # step on every database without a transaction held around them (on SQLite, a
       # transaction open here made Active Storage's own purge jobs, whose deferred
       # transactions read before they write, fail with SQLite3::BusyException), then
-      # the file goes from the service.
+      # the file goes from the service. Timeout and Thread#kill wait for both, so the
+      # row never goes without its file, nor the file without its row.
       def self.purge_if_unused(blob)
         return unless blob
 
         in_use = ::ActiveStorage::Attachment.where(blob_id: blob.id).select(:blob_id)
-        deleted = ChatLock.writing(self) { ::ActiveStorage::Blob.where(id: blob.id).where.not(id: in_use).delete_all }
-        # A blob whose row is gone already (rolled back with the write that made it)
-        # still has its file on the service.
-        blob.delete if deleted.positive? || !::ActiveStorage::Blob.exists?(blob.id)
+        Interrupts.deferred do
+          deleted = ChatLock.writing(self) { ::ActiveStorage::Blob.where(id: blob.id).where.not(id: in_use).delete_all }
+          # A blob whose row is gone already (rolled back with the write that made it)
+          # still has its file on the service.
+          blob.delete if deleted.positive? || !::ActiveStorage::Blob.exists?(blob.id)
+        end
       rescue ::ActiveRecord::InvalidForeignKey
         # A row of Active Storage's points at it (a variant's): its own purge removes
         # those, and does nothing if the blob was attached meanwhile.

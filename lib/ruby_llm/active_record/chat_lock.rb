@@ -1,6 +1,8 @@
 # frozen_string_literal: true
 
 require 'monitor'
+require_relative 'atomically'
+require_relative 'interrupts'
 require_relative 'sqlite_wait'
 
 module RubyLLM
@@ -27,7 +29,7 @@ module RubyLLM
         synchronize(monitor_for(klass, chat.id)) do
           klass.connection_pool.with_connection do |connection|
             SQLiteWait.adopt(connection, klass)
-            klass.transaction do
+            Atomically.run(connection) do
               lock_row(klass, chat.id)
               yield
             end
@@ -59,12 +61,18 @@ module RubyLLM
       # Waiting happens with Rails' code loading permitted: a thread holding the lock
       # may need to autoload (in development), and a waiting request thread would
       # otherwise keep it from doing so forever.
-      def synchronize(monitor)
-        LoadInterlock.enter(monitor)
-        begin
-          yield
-        ensure
-          monitor.exit
+      #
+      # The wait can be interrupted (Timeout.timeout, Thread#kill) as the caller can
+      # be; between taking the lock and the block that gives it back nothing can be,
+      # so no interrupt leaves it held.
+      def synchronize(monitor, &block)
+        Interrupts.deferred do |as_before|
+          as_before.call { LoadInterlock.enter(monitor) }
+          begin
+            as_before.call(&block)
+          ensure
+            monitor.exit
+          end
         end
       end
 

@@ -6,6 +6,7 @@ require_relative 'chat_file'
 require_relative 'chat_files'
 require_relative 'attachment_source'
 require_relative 'chat_lock'
+require_relative 'tidying'
 require_relative 'sqlite_wait'
 require_relative 'upload'
 require_relative 'view'
@@ -32,6 +33,8 @@ module RubyLLM
     #
     #   store.write("contract.pdf", message.attachment)
     class FileStore < RubyLLM::FileStore
+      include Tidying
+
       # The chat record, and the owner record or nil.
       attr_reader :chat, :owner
 
@@ -65,20 +68,22 @@ module RubyLLM
 
       # Writes +content+ (a String, an IO, or an Active Storage blob or attachment to
       # share) for this store's owner. The bytes are uploaded before the chat is locked,
-      # so a large upload holds no lock; the row changes in one transaction, so two
-      # processes writing one path leave one row holding one of the two contents.
+      # so a large upload holds no lock; the blob's row and the file's row are made
+      # after, in one transaction, so two processes writing one path leave one row
+      # holding one of the two contents. A write stopped any way (an error,
+      # Timeout.timeout, Thread#kill) leaves the old file whole and no blob, row or
+      # bytes behind.
       def write(path, content, content_type: nil)
         path = FileStore.path(path)
         upload = Upload.new(path, content, content_type)
+        row = nil
         begin
           db { refuse_overlap(path) }
-          blob = db { upload.blob }
-          row = with_lock { save_row(path, upload, blob) }
-        rescue StandardError
-          db { upload.discard }
-          raise
+          db { upload.upload! }
+          touching(upload.uploaded_blob)
+          row = with_lock { save_row(path, upload) }
         ensure
-          upload.close
+          finish(upload, saved: !row.nil?)
         end
         row.stored_file
       end
@@ -87,21 +92,26 @@ module RubyLLM
       # shared file of the same path then shows again), or else the shared one.
       def delete(path)
         path = FileStore.path(path)
-        with_lock do
+        blob = deleted = nil
+        deleted = with_lock do
           row = @view.row_at(path)
           raise ArgumentError, "#{path} is a folder, not a file" if row.nil? && @view.folder?(path)
 
+          blob = touching(row&.file_blob)
           row&.destroy!
           row&.stored_file
         end
+      ensure
+        Interrupts.deferred { tidy_after(blob) } if deleted.nil?
       end
 
       # Runs the block in a database transaction holding a lock on the chat's row, so
       # processes, and threads of a Puma or Sidekiq process, that share the chat do not
-      # interleave their edits. Reentrant. Files written in the block are undone if it
-      # raises.
+      # interleave their edits. Reentrant. What the block writes and deletes is kept
+      # only when it returns: an exception, a throw, +break+ or +return+,
+      # Timeout.timeout and Thread#kill undo all of it.
       def with_lock(&block)
-        ChatLock.hold(@chat, &block)
+        tidying { ChatLock.hold(@chat, &block) }
       end
 
       # The text a converter made of this version of +file+, from the row.
@@ -137,11 +147,13 @@ module RubyLLM
       end
 
       # Each call takes a connection only for as long as it runs, so threads that use a
-      # store, such as tools run concurrently, hand theirs back to the pool.
-      def db
+      # store, such as tools run concurrently, hand theirs back to the pool. One an
+      # interrupt left (see Interrupts.dropping_if_cut) may be cut off mid-query, so it is
+      # dropped rather than handed to the next thread.
+      def db(&block)
         ChatFile.connection_pool.with_connection do |connection|
           SQLiteWait.adopt(connection, ChatFile)
-          yield
+          Interrupts.dropping_if_cut(connection, &block)
         end
       end
 
@@ -149,11 +161,12 @@ module RubyLLM
         file.digest && @view.row_at(file.path, @view.scope.where(digest: file.digest))
       end
 
-      def save_row(path, upload, blob)
+      def save_row(path, upload)
         refuse_overlap(path)
         row = @view.own_row_at(path) || ChatFile.new(chat: @chat, owner: @owner, path:)
-        row.replace_content(blob, uploaded: upload.uploaded?, content_type: upload.content_type,
-                                  byte_size: upload.byte_size, digest: upload.digest)
+        upload.replaced = touching(row.file_blob) if row.persisted?
+        row.replace_content(upload.blob, uploaded: upload.uploaded?, content_type: upload.content_type,
+                                         byte_size: upload.byte_size, digest: upload.digest)
         row.save!
         row
       end

@@ -15,6 +15,8 @@ module RubyLLM
       HEAD = 512
 
       attr_reader :byte_size, :digest, :content_type
+      # The blob of the version this write replaces, once known.
+      attr_accessor :replaced
 
       def initialize(path, content, content_type)
         @path = path
@@ -32,33 +34,47 @@ module RubyLLM
         @shared.nil?
       end
 
-      # The blob: the shared one, or a new one uploaded to the service now. Its row is
-      # inserted first (as Blob.create_and_upload! does, so a key collision is caught
-      # before the upload), under the process's lock on a SQLite database; the bytes go
-      # to the service after, holding no lock.
-      def blob
-        return @blob if @blob
-        return @blob = @shared if @shared
+      # Sends the bytes of a new blob to the service, holding no lock and making no
+      # row: a blob's row is made only once its bytes are all there (see #blob), so an
+      # upload interrupted or failed leaves no row, and the store tidies what it sent.
+      def upload!
+        return if @shared || @blob
 
-        @blob = ChatLock.writing(::ActiveStorage::Blob) do
-          ::ActiveStorage::Blob.create_after_unfurling!(
-            io: @io, filename: File.basename(@path), content_type: @content_type, identify: false
-          )
-        end
+        @blob = ::ActiveStorage::Blob.build_after_unfurling(
+          io: @io, filename: File.basename(@path), content_type: @content_type, identify: false
+        )
         @blob.upload_without_unfurling(@io)
-        @blob
-      ensure
         close
+      end
+
+      # The blob, saved: the shared one, or the one #upload! sent, whose row is made
+      # now, in the transaction of the write that uses it, so a rollback takes it too.
+      def blob
+        return @shared if @shared
+        raise ArgumentError, "the content of #{@path} was not uploaded" unless @blob
+
+        ChatLock.writing(::ActiveStorage::Blob) { @blob.save! } if @blob.new_record?
+        @blob
       end
 
       def close
         @io.close! if @io.respond_to?(:close!)
       end
 
-      # Purges the blob this write uploaded, after a write that failed, unless a row
-      # uses it after all.
-      def discard
-        ChatFile.purge_if_unused(@blob) if @blob && uploaded?
+      # The blob this write uploads, once #upload! has begun; nil for a shared one.
+      def uploaded_blob
+        @blob if uploaded?
+      end
+
+      # Removes +blob+ if nothing uses it: its row (and bytes) when no attachment
+      # does, its bytes alone when it has no row. For what a write or a with_lock
+      # stopped halfway leaves; a blob in use stays.
+      def self.tidy(blob)
+        if blob.id && ::ActiveStorage::Blob.exists?(blob.id)
+          ChatFile.purge_if_unused(blob)
+        else
+          blob.service.delete(blob.key)
+        end
       end
 
       private
@@ -121,10 +137,10 @@ module RubyLLM
         @digest = sha.hexdigest
         file.flush
         file.rewind
-        file
-      rescue StandardError
-        file&.close!
-        raise
+        spooled = file
+      ensure
+        # Removed on any way out but success: an error, a Timeout, Thread#kill.
+        file&.close! unless spooled
       end
     end
   end

@@ -18,11 +18,13 @@ module RubyLLM
                        "require 'ruby_llm' before 'ruby_llm/file_store'. Without ruby_llm, call the plain " \
                        "classes under RubyLLM::FileStore::Tools, e.g. Tools::ReadFile.new(store).call(path: 'a.md')."
 
-      # One of each of the five tools over +store+. +code+ answers whether the chat
+      # One of each of the five tools over +store+, sharing one record of what the
+      # model read: each call gives a new one, so a read by one chat's tools never
+      # lets another chat's tools change the file. +code+ answers whether the chat
       # can run code, so a tool points the model at run_code only then.
-      def self.for(store, config: nil, on_write: nil, code: nil)
+      def self.for(store, config: nil, on_write: nil, code: nil, reads: Reads.new)
         [ListFiles, ReadFile, SearchFiles, WriteFile, EditFile].map do |tool|
-          tool.new(store, config:, on_write:, code:)
+          tool.new(store, config:, on_write:, code:, reads:)
         end
       end
 

@@ -79,6 +79,23 @@ module RubyLLM
         names unless names.empty? || names.include?(nil)
       end
 
+      # The first bytes that tell a file of a type that says nothing from text.
+      SNIFF_BYTES = 8192
+
+      # Whether a file of +type+ and +size+ has no text, told without reading it all:
+      # no converter takes its type, and the type is not text or, for a type that
+      # says nothing, the first bytes (which it yields the number of, for the caller
+      # to read) hold a NUL. So a 50 GB disk image is answered from its first 8 KB.
+      def never_text?(type, size, config: nil)
+        return false if type.nil? || registered?(type, config:)
+
+        case Text.readable_type?(type)
+        when :text then false
+        when :unknown then size.positive? && yield(SNIFF_BYTES).include?("\0")
+        else true
+        end
+      end
+
       # +bytes+ as an attachment a converter or a model takes.
       def attachment(bytes, filename:, content_type:)
         if defined?(RubyLLM::Attachment)

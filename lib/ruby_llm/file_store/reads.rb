@@ -2,15 +2,42 @@
 
 module RubyLLM
   class FileStore
-    # What the model has read, by path: the version of each file it last saw. Tools
-    # change a file only when the model read the version that is there now.
+    # What one reader (a chat's tool set) has read, by path: the version of each file
+    # it last saw. Tools change a file only when their reader read the version that
+    # is there now, so a read in one chat never licenses a write in another, even
+    # when both chats work on one store.
     #
     # A version is the file's digest, so a read followed by an edit never fails
     # when nothing changed, whatever the clock says. A file larger than
     # DIGEST_LIMIT is identified by its size and time of change instead, so that
     # reading a few lines of a large file does not read all of it.
-    class Reads # :nodoc:
+    class Reads
       DIGEST_LIMIT = 16 * 1024 * 1024
+
+      # The records of a store's threads, for tools made without a record of their
+      # own: each thread gets its own, and those of finished threads are dropped.
+      class PerThread
+        def initialize
+          @records = {}.compare_by_identity
+          @mutex = Mutex.new
+          @prune_at = 16
+        end
+
+        # The record of the current thread.
+        def current
+          @mutex.synchronize do
+            prune if @records.size >= @prune_at
+            @records[Thread.current] ||= Reads.new
+          end
+        end
+
+        private
+
+        def prune
+          @records.delete_if { |thread, _| !thread.alive? }
+          @prune_at = [16, @records.size * 2].max
+        end
+      end
 
       def initialize
         @versions = {}

@@ -28,10 +28,10 @@ module RubyLLM
         # The name the model knows the tool by.
         def name = self.class.tool_name
 
-        def initialize(store, config: nil, on_write: nil, code: nil)
+        def initialize(store, config: nil, on_write: nil, code: nil, reads: nil)
           super()
           @store = store
-          @tool = self.class.plain.new(store, config:, on_write:, code:)
+          @tool = self.class.plain.new(store, config:, on_write:, code:, reads:)
         end
 
         private

@@ -14,11 +14,24 @@ module RubyLLM
 
         # +on_write+ receives each StoredFile the tool writes; +code+, when given,
         # answers whether the model can run code (run_code) beside this tool.
-        def initialize(store, config: nil, on_write: nil, code: nil)
+        # +reads+ is the record of what the model read that this tool shares with
+        # the other tools of its chat (ChatTools.for gives each chat one); without
+        # it the tool uses the store's record for the current thread.
+        #
+        #   reads = RubyLLM::FileStore::Reads.new
+        #   Tools::ReadFile.new(store, reads:).call(path: "plan.md")
+        #   Tools::WriteFile.new(store, reads:).call(path: "plan.md", content: "v2")
+        def initialize(store, config: nil, on_write: nil, code: nil, reads: nil)
           @store = store
           @config = config
           @on_write = on_write
           @code = code
+          @reads = reads
+        end
+
+        # What the model read, as this tool's chat (or thread) saw it.
+        def reads
+          @reads || store.reads
         end
 
         # The most characters of an error message the model gets.
@@ -107,13 +120,13 @@ module RubyLLM
         end
 
         def wrote(file)
-          store.reads.remember(file)
+          reads.remember(file)
           @on_write&.call(file)
           file
         end
 
         def check_read(file)
-          refusal = store.reads.refusal(file)
+          refusal = reads.refusal(file)
           raise ArgumentError, refusal if refusal
         end
       end

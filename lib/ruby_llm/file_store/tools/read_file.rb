@@ -38,7 +38,7 @@ module RubyLLM
           result, version = read(file, TextSource.new(store, config).for(file), unit, offset, limit)
           # The version the read went through, so a change made meanwhile is not
           # taken for what the model saw.
-          store.reads.remember(file, version)
+          reads.remember(file, version)
           result
         end
 

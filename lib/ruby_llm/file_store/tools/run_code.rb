@@ -33,8 +33,8 @@ module RubyLLM
 
         attr_reader :runner
 
-        def initialize(runner, config: nil, on_write: nil)
-          super(runner.store, config:, on_write:)
+        def initialize(runner, config: nil, on_write: nil, reads: nil)
+          super(runner.store, config:, on_write:, reads:)
           @runner = runner
         end
 

@@ -61,6 +61,19 @@ RSpec.describe 'RubyLLM::FileStore::ChatTools', :ruby_llm do
     end
   end
 
+  it "needs each chat's own read: two chats' tools on one store do not share what the model read" do
+    store.write('plan.md', 'v1')
+    other = RubyLLM::FileStore::ChatTools.for(store).to_h { |tool| [tool.name, tool] }
+    tools['read_file'].call({ 'path' => 'plan.md' })
+    expect(other['write_file'].call({ 'path' => 'plan.md', 'content' => 'v2' }))
+      .to eq('Error: plan.md exists and has not been read. Read it with read_file before changing it.')
+    expect(tools['write_file'].call({ 'path' => 'plan.md', 'content' => 'v2' })).to start_with('Wrote plan.md')
+    other['read_file'].call({ 'path' => 'plan.md' })
+    expect(other['edit_file'].call({ 'path' => 'plan.md', 'old_text' => 'v2', 'new_text' => 'v3' })).to start_with('Edited')
+    expect(tools['write_file'].call({ 'path' => 'plan.md', 'content' => 'v4' }))
+      .to eq('Error: plan.md changed since it was read. Read it again with read_file before changing it.')
+  end
+
   it 'answers bad arguments with a message, not an exception' do
     expect(tools['read_file'].call({ 'path' => '../x' })).to eq(%(Error: "../x" is not a path inside the chat's files))
     expect(tools['read_file'].call({})).to eq(error: 'Invalid tool arguments: missing keyword: path')
