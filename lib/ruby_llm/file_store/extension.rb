@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require 'rbconfig'
+
 # A precompiled gem keeps one build per Ruby version in a folder named after it;
 # a checkout built by bin/setup keeps one at the plain path; a gem compiled on
 # install keeps it in its extensions folder, which RubyGems puts on the load path.
