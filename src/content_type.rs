@@ -66,11 +66,6 @@ pub fn holds_text(content_type: &str) -> Option<bool> {
     }
 }
 
-/// Whether a file called `name` may hold text, judging by the name alone.
-pub fn may_be_text(name: &str) -> bool {
-    from_name(name).is_none_or(|ty| holds_text(&ty) != Some(false))
-}
-
 /// The content type the file name says, or `None` when it says nothing.
 pub fn from_name(name: &str) -> Option<String> {
     let file = name.rsplit('/').next().unwrap_or(name);
@@ -121,8 +116,6 @@ mod tests {
         assert_eq!(holds_text("application/json"), Some(true));
         assert_eq!(holds_text("application/octet-stream"), None);
         assert_eq!(holds_text("image/png"), Some(false));
-        assert!(may_be_text("notes.md") && may_be_text("Makefile") && may_be_text("data.bin"));
-        assert!(!may_be_text("photo.jpg") && !may_be_text("report.pdf"));
     }
 
     #[test]

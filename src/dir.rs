@@ -119,28 +119,6 @@ impl Root {
         }
     }
 
-    /// The paths of the files inside the folder `prefix` (or all) whose names say
-    /// they may hold text, sorted: what a search reads without a converter. Nothing
-    /// is statted or opened, so this is cheaper than `list`.
-    pub fn text_paths(&self, prefix: Option<&str>) -> Result<Vec<String>> {
-        let Some(start) = self.start_of(prefix)? else {
-            return Ok(Vec::new());
-        };
-        let mut paths = Vec::new();
-        walk::walk_files(
-            start.0.as_ref().map_or(self.fd.as_fd(), |fd| fd.as_fd()),
-            &start.1,
-            |_, name, path| {
-                if content_type::may_be_text(name) {
-                    paths.push(path);
-                }
-                Ok(())
-            },
-        )?;
-        paths.sort_unstable();
-        Ok(paths)
-    }
-
     /// The file at `path`, or `None` when there is none (a folder, a link or a
     /// hidden path is none either).
     pub fn stat(&self, path: &str) -> Result<Option<Entry>> {

@@ -67,7 +67,7 @@ proptest! {
         let _ = root.stat(&name);
         let _ = root.read(&name);
         let _ = root.list(Some(&name));
-        let _ = root.text_paths(Some(&name));
+        let _ = root.file_paths(Some(&name));
         let _ = root.writer(&name).map(|mut w| { let _ = w.write_all(b"y"); w.commit() });
         let _ = root.delete(&name);
         let outside: Vec<_> = std::fs::read_dir(tmp.path()).unwrap()
