@@ -95,8 +95,11 @@ impl Folder {
     pub fn repair(&self) -> Gaps {
         let _ = rustix::fs::fchmod(&self.fd, Mode::from_raw_mode(self.mode));
         // The folder's own default ACL would reach every file the app writes there.
-        let _ = rustix::fs::fremovexattr(&self.fd, "system.posix_acl_default");
-        let _ = rustix::fs::fremovexattr(&self.fd, "system.posix_acl_access");
+        for acl in ["system.posix_acl_default", "system.posix_acl_access"] {
+            if rustix::fs::fgetxattr(&self.fd, acl, &mut []).is_ok() {
+                let _ = rustix::fs::fremovexattr(&self.fd, acl);
+            }
+        }
         let walked = tree::walk(
             self.fd.as_fd(),
             |item| {
@@ -141,9 +144,18 @@ fn fix_at(dir: std::os::fd::BorrowedFd<'_>, name: &std::ffi::CString, mode: Opti
     if let Some(mode) = mode {
         let _ = rustix::fs::chmod(path.as_str(), Mode::from_raw_mode(mode));
     }
-    let _ = rustix::fs::removexattr(path.as_str(), "system.posix_acl_access");
+    drop_acl(&path, "system.posix_acl_access");
     if kind == FileType::Directory {
-        let _ = rustix::fs::removexattr(path.as_str(), "system.posix_acl_default");
+        drop_acl(&path, "system.posix_acl_default");
+    }
+}
+
+/// Removes the ACL `name` of the file at `path` when it has one. Only then: removing
+/// an ACL that is not there still sets the file's ctime on some file systems
+/// (tmpfs), and the run's snapshot would count every file as changed.
+fn drop_acl(path: &str, name: &str) {
+    if rustix::fs::getxattr(path, name, &mut []).is_ok() {
+        let _ = rustix::fs::removexattr(path, name);
     }
 }
 
@@ -186,6 +198,36 @@ mod tests {
     use super::*;
     use std::fs;
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
+
+    #[test]
+    fn repair_leaves_a_file_it_has_nothing_to_mend_untouched() {
+        // On a tmpfs, as copy-mode run folders are, even removing an ACL that is not
+        // there sets the ctime.
+        let shm = std::path::Path::new("/dev/shm");
+        let dir = if shm.is_dir() {
+            tempfile::tempdir_in(shm).unwrap()
+        } else {
+            tempfile::tempdir().unwrap()
+        };
+        let root = dir.path();
+        fs::create_dir(root.join("data")).unwrap();
+        fs::write(root.join("data/revenue.csv"), "x").unwrap();
+        fs::set_permissions(
+            root.join("data/revenue.csv"),
+            fs::Permissions::from_mode(0o644),
+        )
+        .unwrap();
+        let ctime = |p: &str| {
+            let meta = fs::symlink_metadata(root.join(p)).unwrap();
+            (meta.ctime(), meta.ctime_nsec())
+        };
+        let before = (ctime("data"), ctime("data/revenue.csv"));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let gaps = Folder::open(root).unwrap().repair();
+        assert!(gaps.is_empty(), "{gaps:?}");
+        // A changed ctime would make the run's snapshot report the file as changed.
+        assert_eq!((ctime("data"), ctime("data/revenue.csv")), before);
+    }
 
     #[test]
     fn repair_clears_setid_bits_hidden_names_included_and_restores_access() {
