@@ -25,10 +25,12 @@ module SamplePDF
     path
   end
 
-  def serialize(objects)
-    pdf = +"%PDF-1.4\n"
+  # The bytes of a PDF of +objects+ (numbered from 1, the first the catalog), with
+  # its cross-reference table: binary-safe, for streams of deflated bytes too.
+  def serialize(objects, version: '1.4')
+    pdf = String.new("%PDF-#{version}\n", encoding: Encoding::BINARY)
     offsets = objects.each_with_index.map do |object, index|
-      pdf.bytesize.tap { pdf << "#{index + 1} 0 obj\n#{object}\nendobj\n" }
+      pdf.bytesize.tap { pdf << "#{index + 1} 0 obj\n".b << object.b << "\nendobj\n".b }
     end
     xref = pdf.bytesize
     pdf << "xref\n0 #{objects.size + 1}\n0000000000 65535 f \n"

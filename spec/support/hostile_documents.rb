@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require 'zlib'
+require_relative '../../examples/support/sample_pdf'
 
 # Builds hostile files byte by byte, since no tool writes them on purpose.
 module HostileDocuments
@@ -123,14 +124,7 @@ module HostileDocuments
                '<< /Type /Page /Parent 2 0 R /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
                "<< /Length #{content.bytesize}#{filter} >>\nstream\n".b + content.b + "\nendstream".b,
                '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>']
-    out = String.new("%PDF-1.5\n", encoding: Encoding::BINARY)
-    offsets = objects.each_with_index.map do |object, i|
-      out.bytesize.tap { out << "#{i + 1} 0 obj\n#{object}\nendobj\n".b }
-    end
-    xref = out.bytesize
-    out << "xref\n0 #{objects.size + 1}\n0000000000 65535 f \n"
-    offsets.each { |offset| out << format("%010d 00000 n \n", offset) }
-    out << "trailer\n<< /Size #{objects.size + 1} /Root 1 0 R >>\nstartxref\n#{xref}\n%%EOF\n"
+    SamplePDF.serialize(objects, version: '1.5')
   end
 
   # A content stream of about +bytes+ bytes showing one letter again and again.
