@@ -76,12 +76,24 @@ module RubyLLM
       # SQLite say; nil for a database that does not.
       def open_in_database?(connection)
         raw = connection.raw_connection
-        return raw.transaction_status != PG::PQTRANS_IDLE if defined?(PG::Connection) && raw.is_a?(PG::Connection)
+        return postgresql_open?(raw) if defined?(PG::Connection) && raw.is_a?(PG::Connection)
         return raw.transaction_active? if raw.respond_to?(:transaction_active?)
 
         nil
       rescue StandardError
         nil
+      end
+
+      # A statement an interrupt left in flight (a COMMIT the server may already have
+      # carried out) makes PostgreSQL answer "active", which says nothing of the
+      # transaction; its result is waited for first, so a committed transaction is
+      # not then rolled back, with the rollback callbacks purging blobs its rows use.
+      def postgresql_open?(raw)
+        raw.get_last_result if raw.transaction_status == PG::PQTRANS_ACTIVE
+        status = raw.transaction_status
+        return nil if [PG::PQTRANS_ACTIVE, PG::PQTRANS_UNKNOWN].include?(status)
+
+        status != PG::PQTRANS_IDLE
       end
 
       # Runs the rollback in the block; a connection that cannot roll back (a

@@ -139,4 +139,24 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore writes interrupted', :rails do
     expect(store.with_lock { store.with_lock { store.write('n.txt', 'nested').path } }).to eq('n.txt')
     expect(store.read('n.txt')).to eq('nested')
   end
+
+  # Timeout's interrupt can land while a COMMIT is on its way (Rails lets it in
+  # there): the server commits, and the transaction must not then be rolled back in
+  # Rails, whose rollback callbacks would purge the blobs the committed rows use.
+  if ENV['RUBY_LLM_FILE_STORE_DATABASE_URL'].to_s.start_with?('postgres')
+    it 'waits for a COMMIT left in flight before saying whether a transaction is open' do
+      store # loads the Active Storage store
+      RubyLLM::ActiveRecord::ChatFile.connection_pool.with_connection do |connection|
+        raw = connection.raw_connection
+        raw.exec('BEGIN')
+        raw.exec('CREATE TEMPORARY TABLE in_flight_probe (id integer)')
+        raw.send_query('COMMIT')
+        expect(raw.transaction_status).to eq(PG::PQTRANS_ACTIVE)
+        expect(RubyLLM::ActiveRecord::Atomically.open_in_database?(connection)).to be(false)
+        expect(raw.exec('SELECT count(*) FROM in_flight_probe').getvalue(0, 0).to_i).to eq(0)
+      ensure
+        raw.exec('DROP TABLE IF EXISTS in_flight_probe')
+      end
+    end
+  end
 end
