@@ -29,9 +29,11 @@ module RubyLLM
         synchronize(monitor_for(klass, chat.id)) do
           klass.connection_pool.with_connection do |connection|
             SQLiteWait.adopt(connection, klass)
-            Atomically.run(connection) do
-              lock_row(klass, chat.id)
-              yield
+            owning(connection) do
+              Atomically.run(connection) do
+                lock_row(klass, chat.id)
+                yield
+              end
             end
           end
         end
@@ -44,6 +46,17 @@ module RubyLLM
         return yield unless SQLiteWait.sqlite?(klass)
 
         synchronize(database_monitor(klass), &block)
+      end
+
+      # Runs the block; when it begins the transaction (none is open on +connection+),
+      # a connection it leaves by an interrupt is dropped from the pool (see
+      # Interrupts.dropping_if_cut): Rails lets the interrupt in while a statement is
+      # on its way, and the next user of the connection would run inside whatever that
+      # statement began. Inside a transaction already open, its owner decides.
+      def owning(connection, &block)
+        return yield if connection.transaction_open?
+
+        Interrupts.dropping_if_cut(connection, &block)
       end
 
       # The in-process lock: on SQLite the database's, elsewhere the chat's stripe.
