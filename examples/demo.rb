@@ -141,10 +141,4 @@ class ChatDemo
   end
 end
 
-# The PDF converter reads the contract for search_files and read_file; registered
-# here where this configuration does not have it.
-RubyLLM.configure do |config|
-  config.file_converters['application/pdf'] = RubyLLM.file_store.converter.pdf unless
-    RubyLLM::FileStore::Converters.registered?('application/pdf', config:)
-end
 Dir.mktmpdir('ruby_llm_file_store_demo') { |folder| ChatDemo.new(folder).run }

@@ -9,9 +9,10 @@ require_relative 'support/rails_app'
 # name, db:migrate, bin/rails runner, bin/rails server, and a headless Chromium on the
 # page. One application per Rails version, made once per run and shared by the examples.
 #
-# With +acts_as_chat+, Chat is the model ruby_llm's own install generator makes (it needs
-# Rails 7), as a user of ruby_llm's Rails integration has it; otherwise a plain model
-# including RubyLLM::ActiveRecord::ChatFiles. ruby_llm's generated migrations do not run
+# With +acts_as_chat+, Chat is the model ruby_llm's own install generator makes, as a
+# user of ruby_llm's Rails integration has it; otherwise a plain model including
+# RubyLLM::ActiveRecord::ChatFiles, and ruby_llm's own Chat in a copy of the application
+# on ruby_llm 1.16.0 (main does not run on Rails 6.1). ruby_llm's generated migrations do not run
 # under an "LLM" acronym (ruby_llm names them CreateRubyLlmRecords), so the acronym is
 # tried on the other application.
 RSpec.shared_examples 'a generated Rails application' do |rails, acronym:, acts_as_chat:|
@@ -21,7 +22,10 @@ RSpec.shared_examples 'a generated Rails application' do |rails, acronym:, acts_
               'PDF' => File.expand_path('../fixtures/documents/report.pdf', __dir__) }
 
   # The chat model declares its store, with each chat's user as the owner (a column the
-  # application adds with a migration of its own), and ruby_llm's chat UI job.
+  # application adds with a migration of its own), and ruby_llm's chat UI generator
+  # writes its views, controllers, Message's Turbo broadcasts and ChatResponseJob, whose
+  # chunks an initializer records in place of Turbo (spec/app/files/turbo_broadcasts.rb
+  # says why). Returns the generator's output.
   declare_store = lambda do |app|
     app.run!('bin/rails', 'generate', 'migration', 'AddUserIdToChats', 'user_id:integer')
     chat_model = File.join(app.dir, 'app/models/chat.rb')
@@ -30,15 +34,34 @@ RSpec.shared_examples 'a generated Rails application' do |rails, acronym:, acts_
         file_store owner: -> { user }, spill_to_file: 20_000
       end
     RUBY
-    FileUtils.cp(File.join(files, 'chat_response_job.rb'), File.join(app.dir, 'app/jobs'))
+    FileUtils.cp(File.join(files, 'turbo_broadcasts.rb'), File.join(app.dir, 'config/initializers'))
     FileUtils.cp(File.join(files, 'ask_in_job.rb'), app.dir)
+    app.run!('bin/rails', 'generate', 'ruby_llm:chat_ui')
+  end
+
+  # Runs ask_in_job.rb in +app+ and reports the sizes of the requests it measured.
+  ask_in_job = lambda do |app|
+    output = app.run!('bin/rails', 'runner', 'ask_in_job.rb', env: job_env)
+    sizes = output[/^request sizes: .*$/]
+    RSpec.configuration.reporter.message("#{File.basename(app.dir)} (#{app.ruby_llm}): #{sizes}") if sizes
+    output
+  end
+
+  # ruby_llm's generated job, as its template in the kit has it for Chat and Message.
+  generated_job = lambda do |app|
+    template = File.join(RailsApp::KIT, app.ruby_llm, 'ruby_llm/lib/generators/ruby_llm/chat_ui/templates/jobs',
+                         'chat_response_job.rb.tt')
+    names = { 'chat_job_class_name' => 'ChatResponseJob', 'chat_variable_name' => 'chat', 'chat_model_name' => 'Chat',
+              'message_variable_name' => 'message', 'message_table_name' => 'messages' }
+    [File.read(File.join(app.dir, 'app/jobs/chat_response_job.rb')),
+     File.read(template).gsub(/<%= (\w+) %>/) { names.fetch(Regexp.last_match(1)) }]
   end
 
   before(:context) do
     @base = Dir.mktmpdir('ruby_llm_file_store_app')
     @app = RailsApp.new(rails, @base)
     @app.create!
-    if acts_as_chat && RailsApp.kit?('ruby_llm-1.16')
+    if RailsApp.kit?('ruby_llm-1.16')
       # A copy made before any generator: the same steps again with ruby_llm 1.16.0.
       @app116 = RailsApp.new(rails, @base, ruby_llm: 'ruby_llm-1.16')
       @app116.create!(from: @app)
@@ -57,7 +80,7 @@ RSpec.shared_examples 'a generated Rails application' do |rails, acronym:, acts_
     step.call('bin/rails', 'generate', 'ruby_llm_file_store:install')
     step.call('bin/rails', 'generate', 'model', 'Chat', 'title:string') unless acts_as_chat
     step.call('bin/rails', 'generate', 'model', 'User', 'name:string')
-    declare_store.call(@app) if acts_as_chat
+    @chat_ui = declare_store.call(@app) if acts_as_chat
     step.call('bin/rails', 'db:migrate')
     step.call('bin/rails', 'generate', 'ruby_llm_file_store:chat_ui')
 
@@ -112,8 +135,12 @@ RSpec.shared_examples 'a generated Rails application' do |rails, acronym:, acts_
       expect(output).not_to include('FAIL')
     end
 
-    it "answers ruby_llm's ChatResponseJob (Chat.find(id).ask), performed now and on :async, from the declared store" do
-      output = @app.run!('bin/rails', 'runner', 'ask_in_job.rb', env: job_env)
+    it 'answers the ChatResponseJob ruby_llm:chat_ui generates, streamed, performed now and on :async, ' \
+       'finding and reading the PDF from the declared store' do
+      expect(@chat_ui).to match(%r{create\s+app/jobs/chat_response_job\.rb})
+      written, template = generated_job.call(@app)
+      expect(written).to eq(template).and include('broadcast_append_chunk')
+      output = ask_in_job.call(@app)
       expect(output).to include('/ruby_llm-main/ruby_llm/lib/ruby_llm/chat.rb), Rails 7.2.',
                                 'jobs on ActiveJob::QueueAdapters::AsyncAdapter', 'all checks passed')
       expect(output).not_to include('FAIL')
@@ -124,7 +151,9 @@ RSpec.shared_examples 'a generated Rails application' do |rails, acronym:, acts_
        if: RailsApp.kit?('ruby_llm-1.16') do
       @app116.run!('bin/rails', 'generate', 'ruby_llm:install')
       @app116.run!('bin/rails', 'generate', 'model', 'User', 'name:string')
-      declare_store.call(@app116)
+      expect(declare_store.call(@app116)).to match(%r{create\s+app/jobs/chat_response_job\.rb})
+      written, template = generated_job.call(@app116)
+      expect(written).to eq(template).and include('broadcast_append_chunk')
       expect(@app116.run!('bin/rails', 'db:migrate')).to include('CreateChats: migrated')
       expect(@app116.run!('bin/rails', 'generate', 'ruby_llm_file_store:upgrade'))
         .to match(%r{create\s+db/migrate/\d+_create_ruby_llm_chat_files\.rb})
@@ -133,10 +162,33 @@ RSpec.shared_examples 'a generated Rails application' do |rails, acronym:, acts_
       output = @app116.run!('bin/rails', 'runner', 'ask_with_file.rb', env: { 'SCRIPTED_LLM_SERVER' => server_script })
       expect(output).to include('/ruby_llm-1.16/ruby_llm/lib/ruby_llm/chat.rb), Rails 7.2', 'all checks passed')
       expect(output).not_to include('FAIL')
-      job = @app116.run!('bin/rails', 'runner', 'ask_in_job.rb', env: job_env)
+      job = ask_in_job.call(@app116)
       expect(job).to include('/ruby_llm-1.16/ruby_llm/lib/ruby_llm/chat.rb), Rails 7.2.',
                              'jobs on ActiveJob::QueueAdapters::AsyncAdapter', 'all checks passed')
       expect(job).not_to include('FAIL')
+    end
+  end
+
+  unless acts_as_chat
+    # ruby_llm main cannot ask on Rails 6.1: its chat preloads the messages with Rails 7's
+    # Preloader.new(records:, associations:) (ArgumentError: unknown keywords on 6.1), and
+    # its chat UI generator reads ActionDispatch::Constants, which 6.1 does not have.
+    # ruby_llm 1.16.0 runs on 6.1 with its own install and chat UI generators, so the job
+    # is asked in the copy of the application on 1.16.0, as its users would have it.
+    it "answers the ChatResponseJob ruby_llm 1.16.0's chat_ui generates on Rails 6.1, streamed, performed now " \
+       'and on :async, finding and reading the PDF from the declared store', if: RailsApp.kit?('ruby_llm-1.16') do
+      expect(@app116.run!('bin/rails', 'generate', 'ruby_llm:install')).to match(%r{create\s+app/models/chat\.rb})
+      @app116.run!('bin/rails', 'generate', 'ruby_llm_file_store:install')
+      @app116.run!('bin/rails', 'generate', 'model', 'User', 'name:string')
+      expect(declare_store.call(@app116)).to match(%r{create\s+app/jobs/chat_response_job\.rb})
+      written, template = generated_job.call(@app116)
+      expect(written).to eq(template).and include('broadcast_append_chunk')
+      expect(@app116.run!('bin/rails', 'db:migrate')).to include('CreateChats: migrated', 'CreateRubyLlmChatFiles: migrated')
+      FileUtils.cp(File.join(files, 'checks.rb'), @app116.dir)
+      output = ask_in_job.call(@app116)
+      expect(output).to include('/ruby_llm-1.16/ruby_llm/lib/ruby_llm/chat.rb), Rails 6.1.',
+                                'jobs on ActiveJob::QueueAdapters::AsyncAdapter', 'all checks passed')
+      expect(output).not_to include('FAIL')
     end
   end
 

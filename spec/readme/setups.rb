@@ -36,16 +36,28 @@ module ReadmeSetups # rubocop:disable Metrics/ModuleLength -- a table of data, o
          ScriptedLLMServer.tool_call('read_file', { path: 'contract-v2.pdf' }),
          ScriptedLLMServer.text('3. Termination. Either party may end this agreement with 60 days written notice.')]
       RUBY
-      # The prose: the second question's request carries a line for each PDF, not the PDF.
+      # The prose: the second question's request carries a line for each PDF, not the PDF;
+      # search_files finds "termination" in both PDFs' text (the converters are on by
+      # default), and read_file returns the new clause.
       after: <<~RUBY
-        second = JSON.generate(ReadmeRun.server.request_bodies[1])
-        first = JSON.generate(ReadmeRun.server.request_bodies[0])
+        bodies = ReadmeRun.server.request_bodies
+        second = JSON.generate(bodies[1])
+        first = JSON.generate(bodies[0])
         raise 'the first request does not carry the PDFs' unless first.include?('application/pdf;base64') ||
                                                                  first.include?('data:application/pdf')
         raise "the second request resends a PDF: \#{second[0, 300]}" if second.include?('base64')
         %w[contract-v1.pdf contract-v2.pdf].each do |name|
           raise "the second request has no line for \#{name}" unless second.include?("\#{name} (application/pdf")
         end
+        outputs = Object.new.extend(ScriptedLLMServer::Helpers)
+        found = outputs.tool_outputs(bodies[2]).join("\\n")
+        { 'contract-v1.pdf' => '30', 'contract-v2.pdf' => '60' }.each do |name, days|
+          raise "search_files did not find termination in \#{name}: \#{found}" unless
+            found.match?(/^\#{Regexp.escape(name)}:\\d+: 3\\. Termination\\. Either party may end this agreement with \#{days} days/)
+        end
+        read = outputs.tool_outputs(bodies[3]).last.to_s
+        raise "read_file did not return the new clause: \#{read[0, 300]}" unless
+          read.match?(/^ *\\d+\\t3\\. Termination\\. Either party may end this agreement with 60 days/)
       RUBY
     },
     'chat-options' => { needs: %w[ruby_llm], before: 'chat = RubyLLM.chat' },

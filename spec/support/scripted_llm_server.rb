@@ -6,11 +6,13 @@ require 'webrick'
 require_relative 'scripted_llm_server/prompt_cache'
 require_relative 'scripted_llm_server/seen'
 require_relative 'scripted_llm_server/anthropic'
+require_relative 'scripted_llm_server/streaming'
 
 # A scripted OpenAI- and Anthropic-compatible server on 127.0.0.1 for specs that
 # drive a real RubyLLM::Chat. It answers POST /v1/chat/completions (Chat
 # Completions), POST /v1/responses (Responses API) and POST /v1/messages
-# (Anthropic's Messages API) with non-streaming JSON, taking the replies in order
+# (Anthropic's Messages API) with JSON (or, for a streaming request to either OpenAI
+# path, the same answer as server-sent events: Streaming), taking the replies in order
 # from a script shared by all protocols, and records every request. Each answer's
 # usage is what the provider's prompt cache would report for that request
 # (PromptCache): OpenAI's cached_tokens, Anthropic's cache_read_input_tokens and
@@ -29,7 +31,7 @@ require_relative 'scripted_llm_server/anthropic'
 #
 #   server.script(ScriptedLLMServer.turn { |seen| seen.called?('list_files') ? text('ok') : tool_call('list_files') })
 #
-# A request past the end of the script, a streaming request or an unknown path
+# A request past the end of the script, a streaming request to Anthropic or an unknown path
 # gets an error status and an {"error":{"message":...}} body, so RubyLLM raises.
 class ScriptedLLMServer
   # One scripted answer: :text (text), :tool_calls (calls: [[name, args], ...]),
@@ -164,6 +166,11 @@ class ScriptedLLMServer
     status, payload = answer(request, body, raw, number)
     @mutex.synchronize { @requests[number - 1][:usage] = payload[:usage] }
     response.status = status
+    protocol = PATHS[request.path]
+    if status == 200 && streamed?(protocol, body)
+      response['Content-Type'] = 'text/event-stream'
+      return response.body = events_of(protocol, payload)
+    end
     response['Content-Type'] = 'application/json'
     response.body = JSON.generate(payload)
   end
@@ -193,7 +200,9 @@ class ScriptedLLMServer
       end
       return failure(400, 'request body is not a JSON object') unless body.is_a?(Hash)
 
-      failure(400, 'streaming is not supported: call chat.ask without a block') if body['stream'] == true
+      return unless body['stream'] == true && !streamed?(protocol, body)
+
+      failure(400, "streaming is not supported on #{request.path}: call chat.ask without a block")
     end
 
     def failure(status, message)
@@ -291,6 +300,7 @@ class ScriptedLLMServer
   end
   include Rendering
   include AnthropicRendering
+  include Streaming
 
   # RSpec helpers: include ScriptedLLMServer::Helpers in an example group.
   module Helpers

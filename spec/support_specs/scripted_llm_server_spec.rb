@@ -129,10 +129,26 @@ RSpec.describe ScriptedLLMServer, :ruby_llm do
         expect { chat.ask('hi') }.to raise_error(RubyLLM::Error, /overloaded/)
       end
 
-      it 'refuses a streaming request loudly without using the script' do
-        server.script(described_class.text('unused'))
-        expect { chat.ask('hi') { |_chunk| nil } }.to raise_error(RubyLLM::Error, /streaming is not supported/)
-        expect(server.pending_replies).to eq(1)
+      it 'streams a text word by word to the block given to chat.ask' do
+        server.script(described_class.text('Revenue grew twelve percent.'))
+        chunks = []
+        reply = chat.ask('hi') { |chunk| chunks << chunk.content if chunk.content && !chunk.content.empty? }
+        expect(chunks).to eq(['Revenue ', 'grew ', 'twelve ', 'percent.'])
+        expect(reply.content).to eq('Revenue grew twelve percent.')
+        expect(reply.tokens.input).to be_positive
+        expect(server.request_bodies.first['stream']).to be(true)
+      end
+
+      it 'streams a tool call, runs the tool, and streams the answer after it' do
+        found = define_search_files_tool
+        server.script(described_class.tool_call('search_files', { pattern: 'termination' }),
+                      described_class.text('Three files.'))
+        chunks = []
+        reply = chat.with_tools(SearchFiles).ask('which?') { |chunk| chunks << chunk.content if chunk.content }
+        expect(found).to eq(['termination'])
+        expect(reply.content).to eq('Three files.')
+        expect(chunks.join).to eq('Three files.')
+        expect(server.request_bodies.map { |body| body['stream'] }).to eq([true, true])
       end
     end
   end
@@ -156,6 +172,12 @@ RSpec.describe ScriptedLLMServer, :ruby_llm do
       expect(tool_outputs(second)).to eq(['3 files mention termination'])
       expect(server.requests.last[:usage]).to include(:input_tokens, :cache_read_input_tokens,
                                                       :cache_creation_input_tokens)
+    end
+
+    it 'refuses a streaming request loudly without using the script' do
+      server.script(described_class.text('unused'))
+      expect { chat.ask('hi') { |_chunk| nil } }.to raise_error(RubyLLM::Error, %r{streaming is not supported on /v1/messages})
+      expect(server.pending_replies).to eq(1)
     end
   end
 

@@ -2,12 +2,17 @@
 
 # Run by `bin/rails runner` in an application whose Chat (ruby_llm's acts_as_chat model)
 # declares its store, `file_store owner: -> { user }`: a PDF asked about, then later
-# questions answered by ChatResponseJob, performed now and through the :async adapter,
-# each loading the chat afresh with Chat.find. Checks what each request carried, one
-# blob per attachment, and that chat.destroy leaves no blob once the purge jobs ran.
-# Prints one line per check; exits 1 on any mismatch.
+# questions answered by the ChatResponseJob `bin/rails generate ruby_llm:chat_ui`
+# wrote, as it wrote it (Chat.find(id).ask(content), streaming each chunk to the page
+# through Turbo), performed now and through the :async adapter. In the first job the
+# model finds a word that is only in the PDF's text with search_files and reads the PDF
+# with read_file. Checks what each request carried, what the page was sent, one blob per
+# attachment, and that chat.destroy leaves no blob once the purge jobs ran. Prints one
+# line per check; exits 1 on any mismatch.
 #
-# SCRIPTED_LLM_SERVER names spec/support/scripted_llm_server.rb, PDF a PDF, both in the checkout.
+# SCRIPTED_LLM_SERVER names spec/support/scripted_llm_server.rb, PDF a PDF, both in the
+# checkout. TurboBroadcasts (config/initializers/turbo_broadcasts.rb) records what Turbo
+# would have broadcast.
 require 'json'
 require ENV.fetch('SCRIPTED_LLM_SERVER')
 require_relative 'checks'
@@ -26,11 +31,16 @@ blobs_before = blobs.call
 
 dana = User.create!(name: 'Dana')
 chat = Chat.create!(model: ScriptedLLMServer::MODEL, provider: :openai, assume_model_exists: true, user: dana)
-server.script(ScriptedLLMServer.text('A quarterly report.'), ScriptedLLMServer.text('Revenue grew.'),
-              ScriptedLLMServer.tool_call('list_files'), ScriptedLLMServer.text('report.pdf is there.'),
-              ScriptedLLMServer.text('Noted.'))
+s = ScriptedLLMServer
+hiring = 'Hiring continues in Lyon and Zürich.'
+server.script(s.text('A quarterly report.'),
+              s.tool_call('search_files', { pattern: 'Lyon' }), s.tool_call('read_file', { path: 'report.pdf' }),
+              s.text(hiring),
+              s.tool_call('list_files'), s.text('report.pdf is there.'),
+              s.text('Noted.'))
 Chat.find(chat.id).ask('What is this?', with: pdf)
-ChatResponseJob.perform_now(chat.id, 'What happened to revenue?')
+ChatResponseJob.perform_now(chat.id, 'Where is the company hiring?')
+hiring_reply = chat.messages.where(role: 'assistant').last
 adapter = ActiveJob::Base.queue_adapter
 ChatResponseJob.perform_later(chat.id, 'Which files does this chat have?')
 # The job runs on the adapter's thread; this waits for its answer (or 60 s).
@@ -47,14 +57,26 @@ size = File.size(pdf)
 rows = RubyLLM::ActiveRecord::ChatFile.where(chat:).to_a
 mention = "report.pdf (application/pdf, #{rows.first&.stored_file&.human_size}) is in this chat's files"
 check.call('the first request carries the PDF', helpers.attachments_in(bodies[0]).size == 1)
-[[1, 'perform_now'], [2, 'the :async adapter']].each do |index, how|
+[[1, 'perform_now'], [4, 'the :async adapter']].each do |index, how|
   body = bodies[index]
   check.call("the job's request (#{how}) carries the one-line mention and not the PDF",
              body && first_question.call(body).lines.last == mention && helpers.attachments_in(body).empty? &&
              JSON.generate(body).bytesize < size, body && first_question.call(body).inspect)
+  check.call("the job (#{how}) streams its answer, as ruby_llm:chat_ui wrote it", body && body['stream'] == true)
 end
+found = bodies[2] && helpers.tool_outputs(bodies[2]).last
+check.call("the model's search_files call finds Lyon, a word only in the PDF's text, in report.pdf",
+           found.to_s.match?(/^report\.pdf:\d+: .*hiring continues in Lyon/), found.inspect)
+read = bodies[3] && helpers.tool_outputs(bodies[3]).last
+check.call("the model's read_file call returns the PDF's text",
+           read.to_s.include?('Revenue grew 12 percent') && read.include?('hiring continues in Lyon and Zürich'),
+           read.to_s[0, 300].inspect)
 check.call("the model's list_files call, in the :async job, lists the PDF",
-           bodies[3] && helpers.tool_outputs(bodies[3]).join.include?('report.pdf'), bodies.size)
+           bodies[5] && helpers.tool_outputs(bodies[5]).last.include?('report.pdf'), bodies.size)
+streamed = TurboBroadcasts.sent.select { |sent| sent[:target] == "message_#{hiring_reply.id}_content" }
+check.call("the page is sent the job's answer chunk by chunk (Turbo broadcasts to chat_#{chat.id})",
+           hiring_reply.content == hiring && streamed.size > 1 && streamed.map { |sent| sent[:content] }.join == hiring &&
+           streamed.all? { |sent| sent[:stream] == "chat_#{chat.id}" }, streamed.inspect)
 puts "request sizes: #{bodies.map { |body| JSON.generate(body).bytesize }.join(', ')} bytes (the PDF: #{size})"
 
 message_blob = chat.messages.flat_map { |message| message.attachments.map(&:blob) }.first
