@@ -195,7 +195,7 @@ fn a_run_that_locks_its_folder_leaves_it_usable() {
     .unwrap();
     assert_eq!(out.exit_code, Some(0), "{}", out.stderr);
     assert_eq!(fs::metadata(dir.path()).unwrap().permissions().mode(), mode);
-    assert_eq!(out.after.keys().collect::<Vec<_>>(), vec!["sub/f"]);
+    assert_eq!(out.after.keys().collect::<Vec<_>>(), vec!["sub", "sub/f"]);
     let again = run(&spec(dir.path(), "cat sub/f")).unwrap();
     assert_eq!(again.stdout, "x\n");
 }
