@@ -8,8 +8,8 @@ module RubyLLM
     # the store, with nothing to configure:
     #
     # - workspace mode, for a store with a +local_root+ folder: the code runs in the
-    #   folder itself, and a snapshot of sizes and times before and after tells
-    #   which files it created, changed or deleted;
+    #   folder itself, and a snapshot before and after tells which files it
+    #   created, changed (by content, for the files whose times moved) or deleted;
     # - copy mode, for every other store: the code runs in an empty temporary folder
     #   (a tmpfs of +folder_bytes+ when the app runs as root) holding copies of the
     #   +files+ named, and what it writes or changes is saved back to the store. A
