@@ -1,10 +1,14 @@
 //! Snapshots of a folder, and what changed between two of them.
 //!
 //! A code run writes into its folder; comparing a snapshot taken before with one
-//! taken after tells which files it created, changed or deleted, without reading
-//! any content. A file counts as changed when its size, its modification time or
-//! its status-change time (ctime, which no process can set back) differ, so code
-//! that restores a file's mtime after writing it does not hide the write. The walk
+//! taken after tells which files it created, changed or deleted. The size, the
+//! modification time and the status-change time (ctime, which no process can set
+//! back) tell which files the run touched; for those the content tells whether
+//! they changed (`content`): a digest taken before the run, within a byte budget,
+//! against one taken after, so neither a restored mtime hides a write nor a
+//! `touch` or a `chmod` counts as one. A file past the budget counts as changed
+//! when its size or a time differs. Folders, links and other entries are kept
+//! too, without content, so what a run made of them can be counted. The walk
 //! (`crate::tree`) holds only the descriptors of a folder's ancestors, never follows
 //! a link, and keeps hidden names apart: the store does not list them, but a run
 //! that leaves a file there is held to the same limits.
@@ -18,9 +22,16 @@ use rustix::fs::{FileType, Mode};
 use crate::error::{Error, Result};
 use crate::tree::{self, Descend, Gaps, DIR_FLAGS};
 
-/// What a snapshot keeps of one regular file.
+mod content;
+
+pub use content::Digests;
+
+/// What a snapshot keeps of one entry: a regular file, or (with `file` false) a
+/// folder, a link or another kind of entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stamp {
+    /// Whether it is a regular file; only those are created, changed or deleted.
+    pub file: bool,
     /// Size in bytes.
     pub size: u64,
     /// Modification time, in nanoseconds since the epoch.
@@ -33,9 +44,25 @@ pub struct Stamp {
     /// Whether the name, or a folder's on the way, starts with a dot: the store does
     /// not list it, but what a run leaves there still counts against its limits.
     pub hidden: bool,
+    /// The SHA-256 of its content, when the snapshot read it (`Digests`).
+    pub digest: Option<[u8; 32]>,
 }
 
-/// Every regular file below a folder, by path relative to it.
+impl Stamp {
+    /// Whether `later` holds what this stamp did: the same size and times, or, when
+    /// both have a digest, the same size and content.
+    pub fn same(&self, later: &Stamp) -> bool {
+        if self.size != later.size || self.file != later.file {
+            return false;
+        }
+        if self.mtime_ns == later.mtime_ns && self.ctime_ns == later.ctime_ns {
+            return true;
+        }
+        self.digest.is_some() && self.digest == later.digest
+    }
+}
+
+/// Every entry below a folder, by path relative to it.
 pub type Snapshot = BTreeMap<String, Stamp>;
 
 /// What changed from one snapshot to the next, each list sorted by path.
@@ -43,7 +70,8 @@ pub type Snapshot = BTreeMap<String, Stamp>;
 pub struct Changes {
     /// Files that were not there before.
     pub created: Vec<String>,
-    /// Files whose size, mtime or ctime differ.
+    /// Files the run touched (a size or a time differs) whose content differs,
+    /// or whose content was not digested.
     pub changed: Vec<String>,
     /// Files that are gone.
     pub deleted: Vec<String>,
@@ -52,42 +80,59 @@ pub struct Changes {
     pub unnamed: Vec<String>,
     /// Created or changed files under a hidden name, in none of the other lists.
     pub hidden: Vec<String>,
+    /// Entries other than regular files (folders, links, FIFOs, sockets) that were
+    /// not there before, hidden and unnamed ones included.
+    pub entries: Vec<String>,
 }
 
-/// Takes the snapshot of `root`: each regular file's size and times, symbolic links
-/// left out, hidden names marked.
+/// The regular file at `path` in `snapshot`.
+fn file_at<'a>(snapshot: &'a Snapshot, path: &str) -> Option<&'a Stamp> {
+    snapshot.get(path).filter(|stamp| stamp.file)
+}
+
+/// Takes the snapshot of `root`: each entry's kind and each regular file's size
+/// and times, links never followed, hidden names marked, no content read.
 pub fn take(root: &Path) -> Result<Snapshot> {
     let shown = root.display().to_string();
     let fd = rustix::fs::open(root, DIR_FLAGS, Mode::empty()).map_err(|e| Error::io(&shown, e))?;
-    Ok(take_fd(fd.as_fd()).map_err(|e| Error::io(&shown, e))?.0)
+    Ok(take_fd(fd.as_fd(), Digests::None)
+        .map_err(|e| Error::io(&shown, e))?
+        .0)
 }
 
-/// The snapshot of the folder open on `root`, with what the walk could not see (a
-/// folder too deep, or one it may not read).
-pub fn take_fd(root: BorrowedFd<'_>) -> std::result::Result<(Snapshot, Gaps), rustix::io::Errno> {
-    let mut files = Snapshot::new();
+/// The snapshot of the folder open on `root`, with the content digests `digests`
+/// asks for and what the walk could not see (a folder too deep, or one it may not
+/// read).
+pub fn take_fd(
+    root: BorrowedFd<'_>,
+    digests: Digests<'_>,
+) -> std::result::Result<(Snapshot, Gaps), rustix::io::Errno> {
+    let mut entries = Snapshot::new();
+    let mut digester = content::Digester::new(digests);
     let gaps = tree::walk(
         root,
         |item| {
             let stat = item.stat;
-            if FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile {
-                let ns = |sec: i64, nsec: i64| sec as i128 * 1_000_000_000 + nsec as i128;
-                files.insert(
-                    item.path.to_string(),
-                    Stamp {
-                        size: stat.st_size as u64,
-                        mtime_ns: ns(stat.st_mtime as i64, stat.st_mtime_nsec as i64),
-                        ctime_ns: ns(stat.st_ctime as i64, stat.st_ctime_nsec as i64),
-                        unnamed: item.unnamed,
-                        hidden: item.path.split('/').any(|name| name.starts_with('.')),
-                    },
-                );
+            let file = FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile;
+            let ns = |sec: i64, nsec: i64| sec as i128 * 1_000_000_000 + nsec as i128;
+            let mut stamp = Stamp {
+                file,
+                size: if file { stat.st_size as u64 } else { 0 },
+                mtime_ns: ns(stat.st_mtime as i64, stat.st_mtime_nsec as i64),
+                ctime_ns: ns(stat.st_ctime as i64, stat.st_ctime_nsec as i64),
+                unnamed: item.unnamed,
+                hidden: item.path.split('/').any(|name| name.starts_with('.')),
+                digest: None,
+            };
+            if file {
+                stamp.digest = digester.digest(item.dir, item.name, item.path, &stamp);
             }
+            entries.insert(item.path.to_string(), stamp);
             Descend::Yes
         },
         |_, _| {},
     )?;
-    Ok((files, gaps))
+    Ok((entries, gaps))
 }
 
 /// Removes the regular file a snapshot of `root` listed at `path`, opening each
@@ -95,6 +140,17 @@ pub fn take_fd(root: BorrowedFd<'_>) -> std::result::Result<(Snapshot, Gaps), ru
 /// snapshot shows in its lossy form (U+FFFD) is matched against that form, so a
 /// file whose name is not UTF-8 can be removed too. Returns whether one was.
 pub fn remove(root: &Path, path: &str) -> Result<bool> {
+    remove_as(root, path, true)
+}
+
+/// Removes the entry other than a regular file a snapshot of `root` listed at
+/// `path`, as `remove` finds it: a folder only when it is empty, a link, a FIFO or
+/// a socket. Returns whether one was.
+pub fn remove_entry(root: &Path, path: &str) -> Result<bool> {
+    remove_as(root, path, false)
+}
+
+fn remove_as(root: &Path, path: &str, file: bool) -> Result<bool> {
     let shown = root.display().to_string();
     let fail = |e| Error::io(format!("{shown}/{path}"), e);
     let mut dir = rustix::fs::open(root, DIR_FLAGS, Mode::empty()).map_err(fail)?;
@@ -122,12 +178,21 @@ pub fn remove(root: &Path, path: &str) -> Result<bool> {
         Err(rustix::io::Errno::NOENT) => return Ok(false),
         Err(e) => return Err(fail(e)),
     };
-    if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
+    let kind = FileType::from_raw_mode(stat.st_mode);
+    if (kind == FileType::RegularFile) != file {
         return Ok(false);
     }
-    match rustix::fs::unlinkat(&dir, &real, rustix::fs::AtFlags::empty()) {
+    let flags = if kind == FileType::Directory {
+        rustix::fs::AtFlags::REMOVEDIR
+    } else {
+        rustix::fs::AtFlags::empty()
+    };
+    match rustix::fs::unlinkat(&dir, &real, flags) {
         Ok(()) => Ok(true),
-        Err(rustix::io::Errno::NOENT) => Ok(false),
+        // Something the snapshot did not see is still in the folder: it stays.
+        Err(rustix::io::Errno::NOENT | rustix::io::Errno::NOTEMPTY | rustix::io::Errno::EXIST) => {
+            Ok(false)
+        }
         Err(e) => Err(fail(e)),
     }
 }
@@ -152,8 +217,15 @@ fn real_name(dir: BorrowedFd<'_>, shown: &str) -> rustix::io::Result<Option<std:
 pub fn diff(before: &Snapshot, after: &Snapshot) -> Changes {
     let mut changes = Changes::default();
     for (path, stamp) in after {
+        if !stamp.file {
+            if before.get(path).is_none_or(|old| old.file) {
+                changes.entries.push(path.clone());
+            }
+            continue;
+        }
+        let old = file_at(before, path);
         if stamp.unnamed || stamp.hidden {
-            if before.get(path) != Some(stamp) {
+            if !old.is_some_and(|old| old.same(stamp)) {
                 let list = if stamp.unnamed {
                     &mut changes.unnamed
                 } else {
@@ -163,15 +235,17 @@ pub fn diff(before: &Snapshot, after: &Snapshot) -> Changes {
             }
             continue;
         }
-        match before.get(path) {
+        match old {
             None => changes.created.push(path.clone()),
-            Some(old) if old != stamp => changes.changed.push(path.clone()),
+            Some(old) if !old.same(stamp) => changes.changed.push(path.clone()),
             Some(_) => {}
         }
     }
     changes.deleted = before
         .iter()
-        .filter(|(path, stamp)| !stamp.unnamed && !stamp.hidden && !after.contains_key(*path))
+        .filter(|(path, stamp)| {
+            stamp.file && !stamp.unnamed && !stamp.hidden && file_at(after, path).is_none()
+        })
         .map(|(path, _)| path)
         .cloned()
         .collect();
@@ -193,6 +267,79 @@ mod tests {
             .unwrap();
     }
 
+    fn files(snap: &Snapshot) -> Vec<&str> {
+        snap.iter()
+            .filter(|(_, stamp)| stamp.file)
+            .map(|(path, _)| path.as_str())
+            .collect()
+    }
+
+    fn digested(root: &Path, budget: u64) -> Snapshot {
+        let fd = rustix::fs::open(root, DIR_FLAGS, Mode::empty()).unwrap();
+        take_fd(fd.as_fd(), Digests::Budget(budget)).unwrap().0
+    }
+
+    fn touched(root: &Path, before: &Snapshot) -> Snapshot {
+        let fd = rustix::fs::open(root, DIR_FLAGS, Mode::empty()).unwrap();
+        take_fd(fd.as_fd(), Digests::Touched(before)).unwrap().0
+    }
+
+    #[test]
+    fn with_digests_a_touch_or_a_chmod_is_no_change_and_same_size_new_bytes_are() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for name in ["touched", "chmodded", "rewritten", "same-bytes"] {
+            fs::write(root.join(name), "a,b").unwrap();
+        }
+        let old = fs::metadata(root.join("rewritten"))
+            .unwrap()
+            .modified()
+            .unwrap();
+        let before = digested(root, 1 << 20);
+        assert!(before.values().all(|stamp| stamp.digest.is_some()));
+        std::thread::sleep(Duration::from_millis(20));
+        set_mtime(&root.join("touched"), SystemTime::now());
+        fs::set_permissions(root.join("chmodded"), fs::Permissions::from_mode(0o600)).unwrap();
+        fs::write(root.join("rewritten"), "c,d").unwrap();
+        set_mtime(&root.join("rewritten"), old);
+        fs::write(root.join("same-bytes"), "a,b").unwrap();
+        set_mtime(&root.join("same-bytes"), old);
+        let after = touched(root, &before);
+        assert_eq!(diff(&before, &after).changed, vec!["rewritten"]);
+    }
+
+    #[test]
+    fn a_file_past_the_digest_budget_is_told_by_its_times() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::write(root.join("big"), "0123456789").unwrap();
+        fs::write(root.join("small"), "01").unwrap();
+        let before = digested(root, 5);
+        assert!(before["big"].digest.is_none());
+        assert!(before["small"].digest.is_some());
+        std::thread::sleep(Duration::from_millis(20));
+        set_mtime(&root.join("big"), SystemTime::now());
+        set_mtime(&root.join("small"), SystemTime::now());
+        let after = touched(root, &before);
+        assert_eq!(diff(&before, &after).changed, vec!["big"]);
+    }
+
+    #[test]
+    fn new_folders_and_links_are_entries_and_a_file_turned_folder_is_deleted() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::write(root.join("was-file"), "x").unwrap();
+        let before = take(root).unwrap();
+        fs::remove_file(root.join("was-file")).unwrap();
+        fs::create_dir_all(root.join("was-file/.inner")).unwrap();
+        std::os::unix::fs::symlink("/etc", root.join("link")).unwrap();
+        let changes = diff(&before, &take(root).unwrap());
+        assert_eq!(changes.entries, vec!["link", "was-file", "was-file/.inner"]);
+        assert_eq!(changes.deleted, vec!["was-file"]);
+        assert!(changes.created.is_empty(), "{changes:?}");
+    }
+
     #[test]
     fn lists_regular_files_by_relative_path() {
         let dir = tempfile::tempdir().unwrap();
@@ -200,11 +347,9 @@ mod tests {
         fs::write(dir.path().join("top.txt"), "12345").unwrap();
         fs::write(dir.path().join("a/b/deep.csv"), "x").unwrap();
         let snap = take(dir.path()).unwrap();
-        assert_eq!(
-            snap.keys().collect::<Vec<_>>(),
-            vec!["a/b/deep.csv", "top.txt"]
-        );
+        assert_eq!(files(&snap), vec!["a/b/deep.csv", "top.txt"]);
         assert_eq!(snap["top.txt"].size, 5);
+        assert!(!snap["a/b"].file);
     }
 
     #[test]
@@ -218,7 +363,9 @@ mod tests {
             dir.path().join("file-link"),
         )
         .unwrap();
-        assert!(take(dir.path()).unwrap().is_empty());
+        let snap = take(dir.path()).unwrap();
+        assert!(files(&snap).is_empty(), "{snap:?}");
+        assert_eq!(snap.keys().collect::<Vec<_>>(), vec!["file-link", "linked"]);
     }
 
     #[test]
@@ -314,6 +461,23 @@ mod tests {
         assert!(!remove(dir.path(), "out").unwrap());
         assert!(outside.path().join("keep").exists());
         assert!(!remove(dir.path(), "no/such").unwrap());
+    }
+
+    #[test]
+    fn remove_entry_takes_empty_folders_and_links_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join("a/empty")).unwrap();
+        fs::create_dir(root.join("full")).unwrap();
+        fs::write(root.join("full/f"), "x").unwrap();
+        std::os::unix::fs::symlink("/etc", root.join("a/link")).unwrap();
+        assert!(remove_entry(root, "a/empty").unwrap());
+        assert!(remove_entry(root, "a/link").unwrap());
+        assert!(remove_entry(root, "a").unwrap());
+        assert!(!remove_entry(root, "full").unwrap());
+        assert!(!remove_entry(root, "full/f").unwrap());
+        assert!(root.join("full/f").exists());
+        assert!(Path::new("/etc").exists());
     }
 
     #[test]

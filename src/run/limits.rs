@@ -26,6 +26,10 @@ pub struct Limits {
     pub processes: u64,
     /// Bytes of standard output, and of standard error, kept.
     pub output_bytes: usize,
+    /// Bytes of the folder's files read before the run (and again after, for the
+    /// files it touched) to tell a change by content; a file past them is told by
+    /// its size and times.
+    pub digest_bytes: u64,
 }
 
 impl Default for Limits {
@@ -39,6 +43,7 @@ impl Default for Limits {
             file_bytes: 256 << 20,
             processes: 64,
             output_bytes: 100_000,
+            digest_bytes: 256 << 20,
         }
     }
 }

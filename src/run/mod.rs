@@ -23,7 +23,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
-use crate::snapshot::Snapshot;
+use crate::snapshot::{Digests, Snapshot};
 use crate::tree::{Gaps, MAX_DEPTH};
 
 pub use limits::Limits;
@@ -117,9 +117,10 @@ pub fn run(spec: &Spec) -> Result<Outcome> {
     runtime.block_on(run_async(spec, folder))
 }
 
-/// Takes a snapshot of `folder`, noting what it could not see.
-fn look(folder: &owner::Folder, notes: &mut Vec<String>) -> Snapshot {
-    match crate::snapshot::take_fd(folder.fd.as_fd()) {
+/// Takes a snapshot of `folder` with the digests `digests` asks for, noting what
+/// it could not see.
+fn look(folder: &owner::Folder, digests: Digests<'_>, notes: &mut Vec<String>) -> Snapshot {
+    match crate::snapshot::take_fd(folder.fd.as_fd(), digests) {
         Ok((snapshot, gaps)) => {
             note_gaps(&gaps, notes);
             snapshot
@@ -194,7 +195,7 @@ async fn run_async(spec: &Spec, folder: owner::Folder) -> Result<Outcome> {
     if let Some(lent) = &lent {
         note_gaps(&lent.gaps, &mut notes);
     }
-    let before = look(&folder, &mut notes);
+    let before = look(&folder, Digests::Budget(limits.digest_bytes), &mut notes);
     let mut command = tokio::process::Command::new(&argv[0]);
     command
         .args(&argv[1..])
@@ -260,7 +261,7 @@ async fn run_async(spec: &Spec, folder: owner::Folder) -> Result<Outcome> {
     drop(wrapped);
     // Every process of the run is gone: nothing races the repair.
     note_gaps(&folder.repair(), &mut notes);
-    let after = look(&folder, &mut notes);
+    let after = look(&folder, Digests::Touched(&before), &mut notes);
     if let Some(lent) = lent {
         note_gaps(&lent.take_back(), &mut notes);
     }

@@ -7,7 +7,8 @@
 //! S_ISGID and the group's and others' write access, and gets back its owner's access (read and write, and search for a
 //! folder), and the folder itself its own mode: no setuid file outlives a run, and
 //! no `chmod 0` locks the store out of its own folder. POSIX ACLs are dropped,
-//! so none grants another user what the modes do not. All of it through the
+//! so none grants another user what the modes do not, and `user.*` extended
+//! attributes, so the run leaves no data or claim about a file where no one looks. All of it through the
 //! folder's descriptor, hidden names included, no link followed.
 
 use std::os::fd::{AsFd, OwnedFd};
@@ -100,6 +101,11 @@ impl Folder {
                 let _ = rustix::fs::fremovexattr(&self.fd, acl);
             }
         }
+        let own = format!(
+            "/proc/self/fd/{}",
+            std::os::fd::AsRawFd::as_raw_fd(&self.fd)
+        );
+        drop_user_attributes(&own);
         let walked = tree::walk(
             self.fd.as_fd(),
             |item| {
@@ -147,6 +153,31 @@ fn fix_at(dir: std::os::fd::BorrowedFd<'_>, name: &std::ffi::CString, mode: Opti
     drop_acl(&path, "system.posix_acl_access");
     if kind == FileType::Directory {
         drop_acl(&path, "system.posix_acl_default");
+    }
+    drop_user_attributes(&path);
+}
+
+/// Removes every `user.*` extended attribute of the file at `path`, the ones it
+/// has only: like an absent ACL, removing an absent one would set the ctime. What
+/// a run stores there (a `user.mime_type` another tool trusts, a `user.xdg.origin.url`,
+/// or kilobytes of data the store never lists) would outlive it unseen.
+fn drop_user_attributes(path: &str) {
+    let Ok(len) = rustix::fs::listxattr(path, &mut []) else {
+        return;
+    };
+    if len == 0 {
+        return;
+    }
+    let mut names = vec![0u8; len];
+    let Ok(len) = rustix::fs::listxattr(path, &mut names) else {
+        return;
+    };
+    for name in names[..len].split(|&b| b == 0) {
+        if name.starts_with(b"user.") {
+            if let Ok(name) = std::ffi::CString::new(name) {
+                let _ = rustix::fs::removexattr(path, name.as_c_str());
+            }
+        }
     }
 }
 
@@ -292,6 +323,41 @@ mod tests {
             let got = rustix::fs::getxattr(root.join(path).as_path(), name, &mut buf);
             assert_eq!(got, Err(rustix::io::Errno::NODATA), "{path}");
         }
+    }
+
+    #[test]
+    fn repair_drops_user_attributes_only_where_there_are_some() {
+        let shm = std::path::Path::new("/dev/shm");
+        let dir = if shm.is_dir() {
+            tempfile::tempdir_in(shm).unwrap()
+        } else {
+            tempfile::tempdir().unwrap()
+        };
+        let root = dir.path();
+        fs::create_dir(root.join(".d")).unwrap();
+        fs::write(root.join("tagged"), "x").unwrap();
+        fs::write(root.join("plain"), "x").unwrap();
+        let set = |path: &Path, name: &str| {
+            rustix::fs::setxattr(path, name, b"v", rustix::fs::XattrFlags::empty())
+        };
+        if set(&root.join("tagged"), "user.mime_type").is_err() {
+            eprintln!("no user attributes on this file system: nothing to check");
+            return;
+        }
+        set(&root.join(".d"), "user.a").unwrap();
+        set(root, "user.b").unwrap();
+        let ctime = |p: &str| {
+            let meta = fs::symlink_metadata(root.join(p)).unwrap();
+            (meta.ctime(), meta.ctime_nsec())
+        };
+        let plain = ctime("plain");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        Folder::open(root).unwrap().repair();
+        for path in ["tagged", ".d", ""] {
+            let listed = rustix::fs::listxattr(root.join(path).as_path(), &mut []).unwrap();
+            assert_eq!(listed, 0, "{path:?}");
+        }
+        assert_eq!(ctime("plain"), plain);
     }
 
     #[test]

@@ -195,7 +195,24 @@ fn a_run_that_locks_its_folder_leaves_it_usable() {
     .unwrap();
     assert_eq!(out.exit_code, Some(0), "{}", out.stderr);
     assert_eq!(fs::metadata(dir.path()).unwrap().permissions().mode(), mode);
-    assert_eq!(out.after.keys().collect::<Vec<_>>(), vec!["sub/f"]);
+    assert_eq!(out.after.keys().collect::<Vec<_>>(), vec!["sub", "sub/f"]);
     let again = run(&spec(dir.path(), "cat sub/f")).unwrap();
     assert_eq!(again.stdout, "x\n");
+}
+
+#[test]
+fn a_run_that_only_touches_a_file_changes_nothing_and_one_that_rewrites_it_does() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["touched", "rewritten"] {
+        fs::write(dir.path().join(name), "a,b\n").unwrap();
+    }
+    let out = run(&spec(
+        dir.path(),
+        "chmod 600 touched; touch touched; printf 'c,d\\n' > rewritten; \
+         touch -d '2001-01-01' rewritten; touch -r rewritten touched",
+    ))
+    .unwrap();
+    assert_eq!(out.exit_code, Some(0), "{}", out.stderr);
+    let changes = crate::snapshot::diff(&out.before, &out.after);
+    assert_eq!(changes.changed, vec!["rewritten"]);
 }

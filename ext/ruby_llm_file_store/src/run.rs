@@ -60,6 +60,7 @@ fn run_code(
         file_bytes: limit(ruby, limits, "file_bytes", d.file_bytes)?,
         processes: limit(ruby, limits, "processes", d.processes)?,
         output_bytes: limit(ruby, limits, "output_bytes", d.output_bytes)?,
+        digest_bytes: limit(ruby, limits, "digest_bytes", d.digest_bytes)?,
     };
     let spec = Spec {
         argv,

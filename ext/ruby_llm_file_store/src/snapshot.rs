@@ -1,4 +1,5 @@
-//! `Native::Snapshot`: the size and times of every file in a folder, to compare.
+//! `Native::Snapshot`: the size and times of every file in a folder (and which
+//! folders and other entries it holds), to compare.
 
 use std::path::PathBuf;
 
@@ -19,12 +20,14 @@ impl Snapshot {
         taken.map(Snapshot).map_err(|e| errors::map(ruby, e))
     }
 
-    /// `[created, changed, deleted, unnamed, hidden]` from this snapshot to `later`.
+    /// `[created, changed, deleted, unnamed, hidden, entries]` from this snapshot
+    /// to `later`: `entries` are the new folders, links and other entries.
     #[allow(clippy::type_complexity)]
     fn changes(
         &self,
         later: &Snapshot,
     ) -> (
+        Vec<String>,
         Vec<String>,
         Vec<String>,
         Vec<String>,
@@ -38,6 +41,7 @@ impl Snapshot {
             changes.deleted,
             changes.unnamed,
             changes.hidden,
+            changes.entries,
         )
     }
 
@@ -49,14 +53,36 @@ impl Snapshot {
         removed.map_err(|e| errors::map(ruby, e))
     }
 
-    /// The size of the file at `path` when the snapshot was taken, or nil.
-    fn size(&self, path: String) -> Option<u64> {
-        self.0.get(&path).map(|stamp| stamp.size)
+    /// Removes the entries at `paths` (folders when empty, links, FIFOs, sockets;
+    /// no regular file) below `dir`, in the order given, never through a link; how
+    /// many were removed.
+    fn remove_entries(ruby: &Ruby, dir: String, paths: Vec<String>) -> Result<usize, Error> {
+        let dir = PathBuf::from(dir);
+        let removed = nogvl(ruby, move || -> file_store_core::Result<usize> {
+            let mut removed = 0;
+            for path in &paths {
+                removed += usize::from(snapshot::remove_entry(&dir, path)?);
+            }
+            Ok(removed)
+        })?;
+        removed.map_err(|e| errors::map(ruby, e))
     }
 
-    /// The paths in the snapshot, sorted.
+    /// The size of the regular file at `path` when the snapshot was taken, or nil.
+    fn size(&self, path: String) -> Option<u64> {
+        self.0
+            .get(&path)
+            .filter(|stamp| stamp.file)
+            .map(|stamp| stamp.size)
+    }
+
+    /// The paths of the regular files in the snapshot, sorted.
     fn paths(&self) -> Vec<String> {
-        self.0.keys().cloned().collect()
+        self.0
+            .iter()
+            .filter(|(_, stamp)| stamp.file)
+            .map(|(path, _)| path.clone())
+            .collect()
     }
 }
 
@@ -64,6 +90,7 @@ pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
     let class = native.define_class("Snapshot", ruby.class_object())?;
     class.define_singleton_method("take", function!(Snapshot::take, 1))?;
     class.define_singleton_method("remove", function!(Snapshot::remove, 2))?;
+    class.define_singleton_method("remove_entries", function!(Snapshot::remove_entries, 2))?;
     class.define_method("changes", method!(Snapshot::changes, 1))?;
     class.define_method("paths", method!(Snapshot::paths, 0))?;
     class.define_method("size", method!(Snapshot::size, 1))?;

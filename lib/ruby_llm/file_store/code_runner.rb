@@ -8,8 +8,8 @@ module RubyLLM
     # the store, with nothing to configure:
     #
     # - workspace mode, for a store with a +local_root+ folder: the code runs in the
-    #   folder itself, and a snapshot of sizes and times before and after tells
-    #   which files it created, changed or deleted;
+    #   folder itself, and a snapshot before and after tells which files it
+    #   created, changed (by content, for the files whose times moved) or deleted;
     # - copy mode, for every other store: the code runs in an empty temporary folder
     #   (a tmpfs of +folder_bytes+ when the app runs as root) holding copies of the
     #   +files+ named, and what it writes or changes is saved back to the store. A
@@ -45,7 +45,8 @@ module RubyLLM
         @sandbox = sandbox ? true : false
         @timeout = check_timeout(timeout)
         @mounts = Mounts.new(mounts)
-        @limits = DEFAULT_LIMITS.merge(limits)
+        # The folder's files are read up to save_bytes before a run, to tell a change by content.
+        @limits = DEFAULT_LIMITS.merge(limits).then { |all| all.merge(digest_bytes: all[:save_bytes]) }
         @on_write = on_write
         @interpreters = Interpreters.new
       end
@@ -126,7 +127,7 @@ module RubyLLM
       end
 
       def native_run(argv, dir, read_only)
-        Native.run(argv, dir, read_only, @sandbox, @timeout.to_f, @limits.slice(*NATIVE_LIMITS))
+        Native.run(argv, dir, read_only, @sandbox, @timeout.to_f, @limits.slice(*NATIVE_LIMITS, :digest_bytes))
       end
 
       def importable?(name)

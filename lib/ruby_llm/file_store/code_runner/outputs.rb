@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require 'set'
+
 module RubyLLM
   class FileStore
     class CodeRunner
@@ -10,16 +12,18 @@ module RubyLLM
       # path order) are not kept either, nor new files past +files+ (a count); the
       # rest are the run's files. Files the run left under a hidden name or a refused
       # one are never listed, but are held to the same limits, after the listed ones:
-      # past them they are removed in workspace mode (copy mode saves none of them). Every list is cut at LISTED
+      # past them they are removed in workspace mode (copy mode saves none of them).
+      # The new folders, links and other entries share +files+ with the new files:
+      # past it they are removed in workspace mode. Every list is cut at LISTED
       # names, and after_file_write is called for the listed ones only.
       class Outputs # :nodoc:
         LISTED = 100
 
         attr_reader :created, :changed, :deleted, :refused, :oversized, :over_budget, :budget, :unseen_dropped,
-                    :over_count
+                    :over_count, :entries_over
 
         def initialize(store, before, after, budget:, files: nil)
-          created, changed, @deleted, unnamed, hidden = before.changes(after)
+          created, changed, @deleted, unnamed, hidden, entries = before.changes(after)
           @max = store.max_file_size
           @budget = @left = budget
           @files = files
@@ -27,6 +31,7 @@ module RubyLLM
           created, hidden = drop_past_count(created, hidden, before)
           sort_listed(created, changed, after)
           @unseen_dropped = unseen_past_limits((@refused + hidden).sort, after)
+          @entries_over = entries_past_count(entries, before, after)
         end
 
         # The created and changed files to keep, at most LISTED of them.
@@ -36,9 +41,12 @@ module RubyLLM
 
         # Workspace mode: removes the files over the limits, as copy mode does not
         # save them, and hands the listed ones to +on_write+.
+        # Folders and other entries past the count go last, deepest first, each only
+        # once it is empty.
         def keep_in_place(store, on_write)
           (oversized + over_budget).each { |path| store.delete(path) }
           (over_count + unseen_dropped).each { |path| Native::Snapshot.remove(store.local_root, path) }
+          Native::Snapshot.remove_entries(store.local_root, entries_over.reverse) if entries_over.any?
           kept.each { |path| (file = store[path]) && on_write&.call(file) }
         end
 
@@ -53,6 +61,7 @@ module RubyLLM
            note(oversized, "Over this store's limit of #{@max} bytes a file, so #{fate}: "),
            note(over_budget, "Past the #{@budget} bytes a run may leave in all, so #{fate}: "),
            note(over_count, "Past the #{@files} new files a run may leave, so #{fate}: "),
+           note(removed ? entries_over : [], "Past the #{@files} new files and folders a run may leave, so removed: "),
            note(removed ? unseen_dropped : [],
                 "Under hidden or refused names, over this store's limit of #{@max} bytes a file or past the " \
                 "#{@budget} bytes a run may leave, so removed: ")].compact
@@ -82,6 +91,26 @@ module RubyLLM
           @over_count = @files ? ((created - @refused).sort + unseen).drop(@files) : []
           @refused -= @over_count
           [created - @over_count, hidden - @over_count]
+        end
+
+        # The new folders, links and other entries past what the new files kept left
+        # of +@files+, in path order (a folder before what is in it), those on the
+        # way to a kept file counted first and never dropped: each one costs every
+        # later walk of the folder (a run, a listing) as a file does.
+        def entries_past_count(entries, before, after)
+          return [] unless @files && entries.any?
+
+          gone = (oversized + over_budget + over_count + unseen_dropped).to_set
+          new_files = after.paths.reject { |path| before.size(path) || gone.include?(path) }
+          fresh = entries.to_set
+          needed = new_files.flat_map { |path| ancestors(path) }.uniq.select { |path| fresh.include?(path) }
+          left = @files - new_files.size - needed.size
+          (entries - needed).sort.drop([left, 0].max)
+        end
+
+        def ancestors(path)
+          parts = path.split('/')[0...-1]
+          parts.each_index.map { |i| parts[0..i].join('/') }
         end
 
         # Sorts the listable files by max_file_size and the budget.
