@@ -83,26 +83,39 @@ impl Sink for Collect {
     }
 }
 
-/// The per-thread searchers: one with context and line numbers, one that only counts.
+/// A file up to this size is read whole into its thread's buffer and searched as
+/// one slice; a larger one is streamed through the searcher's own 64 KB buffer.
+pub(super) const WHOLE_FILE_BYTES: usize = 1 << 20;
+
+/// The per-thread searchers: one with context and line numbers and one that only
+/// counts, each for a stream (which it checks for NUL bytes as it reads) and for
+/// a slice already checked whole, and the buffer files are read into.
 pub(super) struct Searchers {
     full: Searcher,
     count: Searcher,
+    full_slice: Searcher,
+    count_slice: Searcher,
+    buffer: Vec<u8>,
 }
 
 impl Searchers {
     pub(super) fn new(context: usize) -> Self {
-        let build = |context: usize, numbers: bool| {
+        let build = |context: usize, numbers: bool, binary: BinaryDetection| {
             SearcherBuilder::new()
                 .line_number(numbers)
                 .line_terminator(LineTerminator::crlf())
                 .before_context(context)
                 .after_context(context)
-                .binary_detection(BinaryDetection::quit(b'\x00'))
+                .binary_detection(binary)
                 .build()
         };
+        let quit = || BinaryDetection::quit(b'\x00');
         Searchers {
-            full: build(context, true),
-            count: build(0, false),
+            full: build(context, true, quit()),
+            count: build(0, false, quit()),
+            full_slice: build(context, true, BinaryDetection::none()),
+            count_slice: build(0, false, BinaryDetection::none()),
+            buffer: Vec::new(),
         }
     }
 }
@@ -131,10 +144,17 @@ pub(super) fn search_one(
             }
         }
     }
-    let searcher = if cap == 0 {
-        &mut searchers.count
+    let Searchers {
+        full,
+        count,
+        full_slice,
+        count_slice,
+        buffer,
+    } = searchers;
+    let (searcher, slicer) = if cap == 0 {
+        (count, count_slice)
     } else {
-        &mut searchers.full
+        (full, full_slice)
     };
     let mut sink = Collect {
         cap,
@@ -153,14 +173,24 @@ pub(super) fn search_one(
         Source::Bytes(bytes) if memchr::memchr(0, &bytes).is_some() => {
             return Err(BINARY.to_string())
         }
-        Source::Bytes(bytes) => searcher.search_slice(matcher, &bytes, &mut sink),
-        Source::File(open) => match open() {
+        Source::Bytes(bytes) => slicer.search_slice(matcher, &bytes, &mut sink),
+        Source::File(open) => {
+            let file = open().map_err(unreadable)?;
             // Read through a cancellable reader, so a large file's search stops when asked.
-            Ok(file) => {
-                searcher.search_reader(matcher, crate::cancel::Reader::new(&file), &mut sink)
+            let mut reader = crate::cancel::Reader::new(&file);
+            let head = read_up_to(&mut reader, buffer, WHOLE_FILE_BYTES).map_err(unreadable)?;
+            if head.len() == WHOLE_FILE_BYTES || has_bom(head) {
+                // Too large to hold, or to be decoded: the head read goes first, then the rest.
+                let rest = io::Read::chain(head, reader);
+                searcher.search_reader(matcher, rest, &mut sink)
+            } else if memchr::memchr(0, head).is_some() {
+                return Err(BINARY.to_string());
+            } else {
+                // A slice is searched without copying it again, its lines are counted
+                // only as far as its last match, and its NUL bytes were looked for once.
+                slicer.search_slice(matcher, head, &mut sink)
             }
-            Err(e) => return Err(unreadable(e)),
-        },
+        }
         // Resolved above; a source that gives another lazy one is a bug of its maker.
         Source::Lazy(_) => return Err(unreadable("no source to read")),
     };
@@ -176,10 +206,130 @@ pub(super) fn search_one(
     })
 }
 
+/// Where a file's bytes go in a thread's buffer: its first address on a page.
+/// The kernel copies a file into memory several times slower when the address
+/// is aligned to 16 bytes only, as an allocation of this size is (0.43 s against
+/// 0.12 s of CPU to read 526 MB of 100 KB files on a 2-core AMD EPYC).
+const ALIGN: usize = 4096;
+
+/// Reads from `reader` into `buffer` until the end or `limit` bytes, whichever
+/// comes first, and gives the bytes read. The buffer is kept between files, so a
+/// file takes one read for its bytes and one that finds the end.
+fn read_up_to<'b>(
+    reader: &mut impl io::Read,
+    buffer: &'b mut Vec<u8>,
+    limit: usize,
+) -> io::Result<&'b [u8]> {
+    if buffer.len() < limit + ALIGN {
+        *buffer = vec![0; limit + ALIGN];
+    }
+    let start = buffer.as_ptr().align_offset(ALIGN).min(ALIGN);
+    let area = &mut buffer[start..start + limit];
+    let mut filled = 0;
+    while filled < limit {
+        match reader.read(&mut area[filled..]) {
+            Ok(0) => break,
+            Ok(read) => filled += read,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(&area[..filled])
+}
+
 /// Why a binary input is skipped.
 const BINARY: &str = "is binary";
 
 /// Why an input that failed to read is skipped.
 pub(super) fn unreadable(error: impl std::fmt::Display) -> String {
     format!("could not be read ({error})")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{search, SearchInput, SearchOptions, Source};
+    use super::WHOLE_FILE_BYTES;
+    use std::fs::File;
+
+    fn file_input(dir: &tempfile::TempDir, name: &str, body: &[u8]) -> SearchInput {
+        let path = dir.path().join(name);
+        std::fs::write(&path, body).unwrap();
+        SearchInput {
+            path: name.into(),
+            source: Source::File(Box::new(move || File::open(path))),
+        }
+    }
+
+    /// Lines of 99 bytes and a newline, `needle` on line `at`, to `bytes` in all.
+    fn lines(bytes: usize, at: usize) -> Vec<u8> {
+        let mut body = Vec::with_capacity(bytes);
+        let mut line = 1;
+        while body.len() + 100 <= bytes {
+            let word = if line == at { "needle" } else { "hay" };
+            body.extend_from_slice(format!("{word:<99}\n").as_bytes());
+            line += 1;
+        }
+        body.resize(bytes, b'x');
+        body
+    }
+
+    #[test]
+    fn files_read_whole_or_streamed_give_the_same_lines_and_skip_nuls() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = SearchOptions {
+            pattern: "^needle".into(),
+            literal: false,
+            ignore_case: false,
+            context: 1,
+            max_matches: 100,
+        };
+        let past = WHOLE_FILE_BYTES / 100 + 3;
+        let mut late_nul = lines(WHOLE_FILE_BYTES * 3, 2);
+        late_nul.push(0);
+        let mut bom = b"\xef\xbb\xbf".to_vec();
+        bom.extend(lines(1000, 1));
+        let mut small_nul = lines(1000, 1);
+        small_nul[999] = 0;
+        let inputs = vec![
+            file_input(&dir, "a_small", &lines(5000, 7)),
+            file_input(&dir, "b_exact", &lines(WHOLE_FILE_BYTES, 9)),
+            file_input(&dir, "c_large", &lines(WHOLE_FILE_BYTES * 2, past)),
+            file_input(&dir, "d_late_nul", &late_nul),
+            file_input(&dir, "e_bom", &bom),
+            file_input(&dir, "f_small_nul", &small_nul),
+        ];
+        let out = search(inputs, &opts).unwrap();
+        let shown: Vec<String> = out
+            .text
+            .lines()
+            .map(|line| line.split(' ').next().unwrap().to_string())
+            .collect();
+        let want = [
+            "a_small-6-".to_string(),
+            "a_small:7:".into(),
+            "a_small-8-".into(),
+            "--".into(),
+            "b_exact-8-".into(),
+            "b_exact:9:".into(),
+            "b_exact-10-".into(),
+            "--".into(),
+            format!("c_large-{}-", past - 1),
+            format!("c_large:{past}:"),
+            format!("c_large-{}-", past + 1),
+            "--".into(),
+            "e_bom:1:".into(),
+            "e_bom-2-".into(),
+        ];
+        assert_eq!(shown, want);
+        assert_eq!((out.total_matches, out.files_matched), (4, 4));
+        let skipped: Vec<_> = out
+            .skipped_shown
+            .iter()
+            .map(|(p, w)| (p.as_str(), w.as_str()))
+            .collect();
+        assert_eq!(
+            skipped,
+            [("d_late_nul", "is binary"), ("f_small_nul", "is binary")]
+        );
+    }
 }
