@@ -99,8 +99,9 @@ impl fmt::Display for EditError {
             }
             EditError::TooLarge { places, size, max } => write!(
                 f,
-                "replacing {places} places would make the file {size} bytes, over the limit of {max} bytes a file. \
-                 Replace fewer places or shorter text."
+                "replacing {places} {} would make the file {size} bytes, over this store's limit of {max} bytes \
+                 a file. Replace fewer places or shorter text.",
+                if *places == 1 { "place" } else { "places" }
             ),
         }
     }

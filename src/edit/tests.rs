@@ -182,7 +182,7 @@ fn refuses_an_edit_whose_result_is_over_the_limit_before_building_it() {
     let err = edit_within(file.as_bytes(), "a", "bb", true, 10).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "replacing 1000 places would make the file 2000 bytes, over the limit of 10 bytes a file. \
-         Replace fewer places or shorter text."
+        "replacing 1000 places would make the file 2000 bytes, over this store's limit of 10 bytes \
+         a file. Replace fewer places or shorter text."
     );
 }

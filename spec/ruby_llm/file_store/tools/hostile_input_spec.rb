@@ -71,8 +71,8 @@ RSpec.describe 'The tools under hostile input' do
       store.write('a.txt', "#{'a' * 99}\n" * 10_000)
       tool(:ReadFile).call(path: 'a.txt', limit: 1)
       expect(tool(:EditFile).call(path: 'a.txt', old_text: 'a', new_text: 'b' * 100, replace_all: true))
-        .to eq('Error: replacing 990000 places would make the file 99010000 bytes, over the limit of 2000000 ' \
-               'bytes a file. Replace fewer places or shorter text.')
+        .to eq('Error: replacing 990000 places would make the file 99010000 bytes, over this store\'s limit of ' \
+               '2000000 bytes a file. Replace fewer places or shorter text.')
       expect(store.read('a.txt')).to eq("#{'a' * 99}\n" * 10_000)
     end
 
