@@ -56,6 +56,16 @@ pub enum EditError {
         /// The 1-based line number where each match starts.
         lines: Vec<usize>,
     },
+    /// The edited file would be larger than the limit given to [`edit_within`]
+    /// (or than memory allows); nothing was built.
+    TooLarge {
+        /// How many places would be replaced.
+        places: usize,
+        /// The edited file's size in bytes (saturated).
+        size: usize,
+        /// The most bytes a file may have.
+        max: usize,
+    },
 }
 
 impl fmt::Display for EditError {
@@ -73,9 +83,12 @@ impl fmt::Display for EditError {
                 closest.trim_end_matches('\n')
             ),
             EditError::Ambiguous { lines } => {
-                let mut list: Vec<String> = lines.iter().take(LIST_LINES).map(|n| n.to_string()).collect();
-                if lines.len() > LIST_LINES {
-                    list.push(format!("and {} more", lines.len() - LIST_LINES));
+                // Each line once: 20 million matches on one line read "lines 1, 1, 1, ...".
+                let mut distinct = lines.clone();
+                distinct.dedup();
+                let mut list: Vec<String> = distinct.iter().take(LIST_LINES).map(|n| n.to_string()).collect();
+                if distinct.len() > LIST_LINES {
+                    list.push(format!("and {} more", distinct.len() - LIST_LINES));
                 }
                 write!(
                     f,
@@ -84,6 +97,12 @@ impl fmt::Display for EditError {
                     list.join(", ")
                 )
             }
+            EditError::TooLarge { places, size, max } => write!(
+                f,
+                "replacing {places} {} would make the file {size} bytes, over this store's limit of {max} bytes \
+                 a file. Replace fewer places or shorter text.",
+                if *places == 1 { "place" } else { "places" }
+            ),
         }
     }
 }
@@ -131,6 +150,19 @@ pub fn edit(
     new_text: &str,
     replace_all: bool,
 ) -> Result<Edited, EditError> {
+    edit_within(content, old_text, new_text, replace_all, usize::MAX)
+}
+
+/// [`edit`], refusing ([`EditError::TooLarge`]) an edit whose result would be
+/// over `max` bytes before building it: replacing each of 20 million one-byte
+/// matches with 100 bytes asked for 2 GB at once.
+pub fn edit_within(
+    content: &[u8],
+    old_text: &str,
+    new_text: &str,
+    replace_all: bool,
+    max: usize,
+) -> Result<Edited, EditError> {
     if old_text.is_empty() {
         return Err(EditError::Empty);
     }
@@ -165,9 +197,19 @@ pub fn edit(
         });
     }
     let (old, new) = (old.as_bytes(), new.as_bytes());
-    let grown = starts.len() * new.len();
-    let mut out =
-        Vec::with_capacity((content.len() + grown).saturating_sub(starts.len() * old.len()));
+    let places = starts.len();
+    let size = places
+        .checked_mul(new.len())
+        .and_then(|grown| (content.len() - places * old.len()).checked_add(grown))
+        .unwrap_or(usize::MAX);
+    let too_large = EditError::TooLarge { places, size, max };
+    if size > max {
+        return Err(too_large);
+    }
+    let mut out = Vec::new();
+    if out.try_reserve_exact(size).is_err() {
+        return Err(too_large);
+    }
     let mut spans = Vec::with_capacity(starts.len());
     let mut at = 0;
     for &s in &starts {

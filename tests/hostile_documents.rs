@@ -121,3 +121,20 @@ fn the_corpus_ends_normally_under_a_1_gb_address_space_limit() {
         "{stdout}"
     );
 }
+
+/// Writes each document of the corpus to the folder `HOSTILE_DUMP` names
+/// (`NN.kind`, and `index.tsv` naming them), for measuring them elsewhere.
+#[test]
+#[ignore = "writes the corpus out when HOSTILE_DUMP names a folder"]
+fn dump_corpus() {
+    let Ok(folder) = std::env::var("HOSTILE_DUMP") else {
+        return;
+    };
+    let mut index = String::new();
+    for (i, doc) in corpus().into_iter().enumerate() {
+        let file = format!("{i:02}.{:?}", doc.kind).to_lowercase();
+        std::fs::write(format!("{folder}/{file}"), &doc.bytes).unwrap();
+        index.push_str(&format!("{file}\t{}\t{}\n", doc.bytes.len(), doc.name));
+    }
+    std::fs::write(format!("{folder}/index.tsv"), index).unwrap();
+}

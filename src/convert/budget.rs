@@ -127,6 +127,13 @@ impl Budget {
         true
     }
 
+    /// Takes a step and looks at the clock whatever the steps since: for work
+    /// whose steps cost more than most (a piece of HTML handed to the tokenizer).
+    pub fn step_and_look(&self) -> bool {
+        self.clock_in.set(1);
+        self.step(1)
+    }
+
     /// Takes up to `wanted` bytes of text; returns how many may be written (all
     /// of them, unless this reaches the ceiling, which stops the conversion).
     pub fn take_text(&self, wanted: usize) -> usize {

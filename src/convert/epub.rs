@@ -6,6 +6,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::archive::{Archive, MAX_ENTRIES};
+use super::budget::Budget;
 use super::html;
 use super::out::Out;
 use super::xml::{self, attr, resolve, Node};
@@ -66,12 +67,19 @@ pub(super) fn epub(archive: &mut Archive<'_>) -> Converted {
         }
         true
     });
+    let encrypted = encrypted(archive, &budget)?;
     let mut out = Out::new(&budget);
     let mut read = HashSet::new();
+    let mut skipped = 0;
     for id in spine {
         let Some(path) = items.get(&id) else { continue };
         // Two ids for one file are still one page.
         if !read.insert(path.as_str()) {
+            continue;
+        }
+        // Ciphertext is no text: it was read out as a page of gibberish.
+        if encrypted.contains(path.as_str()) {
+            skipped += 1;
             continue;
         }
         if let Some(page) = archive.read(path)? {
@@ -85,7 +93,31 @@ pub(super) fn epub(archive: &mut Archive<'_>) -> Converted {
             break;
         }
     }
+    if skipped > 0 {
+        if !out.seen() {
+            return Err(Refusal::unreadable(KIND, "its pages are encrypted (DRM)"));
+        }
+        out.newline();
+        out.push(&format!("[pages not read, encrypted: {skipped}]"));
+    }
     out.finish_text(KIND)
+}
+
+/// The paths `META-INF/encryption.xml` lists as encrypted (its
+/// `CipherReference` URIs, from the archive's root).
+fn encrypted(archive: &mut Archive<'_>, budget: &Budget) -> Result<HashSet<String>, Refusal> {
+    let mut found = HashSet::new();
+    if let Some(bytes) = archive.read("META-INF/encryption.xml")? {
+        xml::walk(&bytes, budget, |node| {
+            if let Node::Open("CipherReference", tag) = node {
+                if let Some(uri) = attr(tag, "URI") {
+                    found.insert(resolve("", &unescape(&uri)));
+                }
+            }
+            true
+        });
+    }
+    Ok(found)
 }
 
 /// A manifest href with its percent escapes (`%20`) undone.

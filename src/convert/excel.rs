@@ -16,6 +16,20 @@ use super::Converted;
 /// The last column Excel has (XFD); a reference past it is not believed.
 const MAX_COLUMN: usize = 16_384;
 
+/// The most bytes of text kept for one cell or shared string: Excel holds
+/// at most 32,767 characters in a cell, of at most 4 bytes each. A 150 MB
+/// shared string used by a thousand cells was copied whole for each cell.
+pub(super) const MAX_CELL: usize = 32_767 * 4;
+
+/// Appends `text` to a cell's `value`, up to [`MAX_CELL`] bytes.
+fn push_cell(value: &mut String, text: &str) {
+    let mut room = MAX_CELL.saturating_sub(value.len()).min(text.len());
+    while !text.is_char_boundary(room) {
+        room -= 1;
+    }
+    value.push_str(&text[..room]);
+}
+
 pub(super) fn excel(archive: &mut Archive<'_>) -> Converted {
     let budget = archive.budget().clone();
     let workbook = part(archive, "xl/workbook.xml")?;
@@ -52,7 +66,13 @@ pub(super) fn excel(archive: &mut Archive<'_>) -> Converted {
         true
     });
     let mut out = Out::new(&budget);
+    // A part listed as two sheets is one sheet: a workbook listing one part
+    // 100,000 times read it 100,000 times.
+    let mut read = std::collections::HashSet::new();
     for (name, path) in sheets {
+        if !read.insert(path.clone()) {
+            continue;
+        }
         if !out.heading(&name) {
             break;
         }
@@ -83,9 +103,9 @@ fn shared_strings(bytes: &[u8], budget: &Budget) -> Vec<String> {
             Node::Close("t") => in_text = false,
             Node::Text(text) if in_text && !in_phonetic => {
                 if let Some(last) = strings.last_mut() {
-                    // No bigger than the part they come from; what cells
-                    // repeat of them is paid for as it is written.
-                    last.push_str(text);
+                    // No bigger than a cell holds; what cells repeat of
+                    // them is paid for as it is written.
+                    push_cell(last, text);
                 }
             }
             _ => {}
@@ -195,7 +215,7 @@ impl<'s> Rows<'s> {
             // `v` holds a value; `t` the text of an inline string (`is`).
             Node::Open("v" | "t", _) => self.in_value = true,
             Node::Close("v" | "t") => self.in_value = false,
-            Node::Text(text) if self.in_value => self.value.push_str(text),
+            Node::Text(text) if self.in_value => push_cell(&mut self.value, text),
             _ => {}
         }
         !out.full()

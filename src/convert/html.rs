@@ -88,8 +88,12 @@ pub(super) fn page(bytes: &[u8], budget: &Rc<Budget>) -> Option<String> {
 }
 
 /// How much decoded text the tokenizer is handed at a time: between pieces
-/// the budget (and the cancellation flag) is looked at.
-const PIECE: usize = 64 * 1024;
+/// the budget, the clock and the cancellation flag are looked at. Small,
+/// because one piece can cost far more than its size: the tokenizer checks
+/// each attribute of a tag against all before it, so a tag of 200,000
+/// attributes took minutes in one piece; in pieces of 4 KB the time
+/// ceiling stops it.
+const PIECE: usize = 4 * 1024;
 
 fn read(bytes: &[u8], budget: &Rc<Budget>) -> Out {
     let Some(text) = decode(bytes) else {
@@ -110,7 +114,7 @@ fn read(bytes: &[u8], budget: &Rc<Budget>) -> Out {
         input.push_back(StrTendril::from(piece));
         // The sink pauses the tokenizer (as a script would) once the budget
         // is spent: what is left is not read.
-        if matches!(tokenizer.feed(&input), TokenizerResult::Script(_)) || !budget.step(1) {
+        if matches!(tokenizer.feed(&input), TokenizerResult::Script(_)) || !budget.step_and_look() {
             finished = false;
             break;
         }

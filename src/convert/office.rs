@@ -62,10 +62,15 @@ fn slides(archive: &mut Archive<'_>) -> Converted {
         .map(|r| xml::relationships(&r, "ppt", &budget))
         .unwrap_or_default();
     let mut order = Vec::new();
+    // Each slide once: a presentation listing one slide a million times read
+    // it a million times.
+    let mut listed = std::collections::HashSet::new();
     xml::walk(&presentation, &budget, |node| {
         if let Node::Open("sldId", tag) = node {
             if let Some(path) = attr_rid(tag).and_then(|id| rels.get(&id)) {
-                order.push(path.clone());
+                if listed.insert(path.as_str()) {
+                    order.push(path.clone());
+                }
             }
         }
         true

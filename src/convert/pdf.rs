@@ -48,7 +48,10 @@ fn read(bytes: &[u8]) -> Converted {
         drawing: Vec::new(),
         fonts: Fonts::new(&document),
     };
-    for (number, page) in document.get_pages() {
+    // Page by page, not `get_pages`: that sizes its list by the tree's own
+    // /Count, so a page tree claiming 2^36 pages asked for a terabyte and
+    // aborted the process.
+    for (number, page) in (1u64..).zip(document.page_iter()) {
         if !(out.heading(&format!("Page {number}")) && budget.step(1)) {
             break;
         }

@@ -34,7 +34,7 @@ fn refusals_and_their_messages() {
     );
     assert_eq!(
         err.to_string(),
-        "old_text matches 4 places (lines 2, 5, 6, 6). Add surrounding lines to old_text to pick one, or pass replace_all: true."
+        "old_text matches 4 places (lines 2, 5, 6). Add surrounding lines to old_text to pick one, or pass replace_all: true."
     );
     let many = "x\n".repeat(12);
     let msg = edit(many.as_bytes(), "x", "y", false)
@@ -158,5 +158,31 @@ fn not_found_suggests_close_lines() {
         Err(EditError::NotFound {
             closest: String::new()
         })
+    );
+}
+
+#[test]
+fn refuses_an_edit_whose_result_is_over_the_limit_before_building_it() {
+    let file = "a".repeat(1000);
+    assert_eq!(
+        edit_within(file.as_bytes(), "a", "bb", true, 1999),
+        Err(EditError::TooLarge {
+            places: 1000,
+            size: 2000,
+            max: 1999
+        })
+    );
+    assert_eq!(
+        edit_within(file.as_bytes(), "a", "bb", true, 2000)
+            .unwrap()
+            .content
+            .len(),
+        2000
+    );
+    let err = edit_within(file.as_bytes(), "a", "bb", true, 10).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "replacing 1000 places would make the file 2000 bytes, over this store's limit of 10 bytes \
+         a file. Replace fewer places or shorter text."
     );
 }

@@ -107,6 +107,9 @@ impl Searchers {
                 .before_context(context)
                 .after_context(context)
                 .binary_detection(binary)
+                // A line is held whole while it is searched: without a limit a
+                // file of one 1 GB line took a gigabyte and more.
+                .heap_limit(Some(MAX_LINE_BUFFER))
                 .build()
         };
         let quit = || BinaryDetection::quit(b'\x00');
@@ -195,6 +198,9 @@ pub(super) fn search_one(
         Source::Lazy(_) => return Err(unreadable("no source to read")),
     };
     if let Err(e) = done {
+        if e.to_string().contains("allocation limit") {
+            return Err(LONG_LINE.to_string());
+        }
         return Err(unreadable(e));
     }
     if sink.binary {
@@ -240,6 +246,13 @@ fn read_up_to<'b>(
 /// Why a binary input is skipped.
 const BINARY: &str = "is binary";
 
+/// The most bytes of a file's lines a search holds at once: a line longer
+/// than this is not searched, and its file is skipped with [`LONG_LINE`].
+pub const MAX_LINE_BUFFER: usize = 64 << 20;
+
+/// Why an input with a line over [`MAX_LINE_BUFFER`] is skipped.
+const LONG_LINE: &str = "has a line over 64 MB (read it with read_file)";
+
 /// Why an input that failed to read is skipped.
 pub(super) fn unreadable(error: impl std::fmt::Display) -> String {
     format!("could not be read ({error})")
@@ -248,8 +261,9 @@ pub(super) fn unreadable(error: impl std::fmt::Display) -> String {
 #[cfg(test)]
 mod tests {
     use super::super::{search, SearchInput, SearchOptions, Source};
-    use super::WHOLE_FILE_BYTES;
+    use super::{MAX_LINE_BUFFER, WHOLE_FILE_BYTES};
     use std::fs::File;
+    use std::io::Write;
 
     fn file_input(dir: &tempfile::TempDir, name: &str, body: &[u8]) -> SearchInput {
         let path = dir.path().join(name);
@@ -330,6 +344,41 @@ mod tests {
         assert_eq!(
             skipped,
             [("d_late_nul", "is binary"), ("f_small_nul", "is binary")]
+        );
+    }
+
+    #[test]
+    fn a_file_with_a_line_over_the_buffer_limit_is_skipped_saying_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("long.log");
+        let mut file = std::fs::File::create(&path).unwrap();
+        file.write_all(&vec![b'x'; MAX_LINE_BUFFER + 1024]).unwrap();
+        file.write_all(b"\nneedle\n").unwrap();
+        let short = dir.path().join("short.log");
+        std::fs::write(&short, "a needle\n").unwrap();
+        let input = |name: &str, path: std::path::PathBuf| SearchInput {
+            path: name.into(),
+            source: Source::File(Box::new(move || std::fs::File::open(path))),
+        };
+        let options = SearchOptions {
+            pattern: "needle".into(),
+            literal: false,
+            ignore_case: false,
+            context: 0,
+            max_matches: 10,
+        };
+        let out = search(
+            vec![input("long.log", path), input("short.log", short)],
+            &options,
+        )
+        .unwrap();
+        assert_eq!(out.text, "short.log:1: a needle\n");
+        assert_eq!(
+            out.skipped_shown,
+            [(
+                "long.log".to_string(),
+                "has a line over 64 MB (read it with read_file)".to_string()
+            )]
         );
     }
 }

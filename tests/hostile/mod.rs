@@ -6,6 +6,9 @@
 
 #![allow(dead_code)]
 
+pub mod attacks;
+pub mod pdfs;
+
 use std::io::Write;
 
 use file_store_core::convert::{self, Converted};
@@ -374,7 +377,7 @@ pub fn corpus() -> Vec<Hostile> {
         "<itemref idref=\"a\"/><itemref idref=\"b\"/>",
         &[("OEBPS/p.xhtml", page)],
     );
-    vec![
+    let mut all = vec![
         Hostile { name: "odt: 160 footnotes each holding a repeated table", kind: Kind::Office, bytes: footnotes_with_tables(160), expect: Expect::Cut },
         Hostile { name: "odt: 40 footnotes each holding a repeated table", kind: Kind::Office, bytes: footnotes_with_tables(40), expect: Expect::Cut },
         Hostile { name: "odt: 40 comments each holding a repeated table", kind: Kind::Office, bytes: comments_with_tables(40), expect: Expect::Cut },
@@ -405,5 +408,7 @@ pub fn corpus() -> Vec<Hostile> {
         Hostile { name: "odt: nested notes and comments, each with a repeated table, cut short", kind: Kind::Office, bytes: nested_truncated(), expect: Expect::Cut },
         Hostile { name: "fods: a 1 MB cell repeated across every column of a million rows", kind: Kind::Office, bytes: long_cell_sheet(), expect: Expect::Cut },
         Hostile { name: "pdf: one TJ array of 60 MB, deflated", kind: Kind::Pdf, bytes: pdf(huge_array(60 << 20), true), expect: Expect::Holds("before") },
-    ]
+    ];
+    all.extend(attacks::corpus());
+    all
 }

@@ -38,7 +38,7 @@ pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
     native.define_module_function("read_chars", function!(read_chars, 3))?;
     native.define_module_function("binary?", function!(binary, 1))?;
     native.define_module_function("search", function!(search_bytes, 6))?;
-    native.define_module_function("edit", function!(edit_bytes, 4))?;
+    native.define_module_function("edit", function!(edit_bytes, 5))?;
     native.const_set("MAX_SKIPPED_SHOWN", search::MAX_SKIPPED_SHOWN)?;
     Ok(())
 }
@@ -216,10 +216,12 @@ fn edit_bytes(
     old_text: String,
     new_text: String,
     replace_all: bool,
+    max_size: u64,
 ) -> Result<(RString, usize, String), Error> {
     let content = owned_bytes(content);
+    let max_size = usize::try_from(max_size).unwrap_or(usize::MAX);
     let result = nogvl(ruby, move || {
-        edit::edit(&content, &old_text, &new_text, replace_all)
+        edit::edit_within(&content, &old_text, &new_text, replace_all, max_size)
     })?;
     match result {
         Ok(Edited {

@@ -86,6 +86,10 @@ module RubyLLM
           "#{file.path} (#{file.content_type}, #{file.human_size})"
         end
 
+        # The largest whole number a tool passes on: the core counts in 64 bits, so
+        # an offset past it (2**64, 1e20) is read as this, past any file's end.
+        MAX_INTEGER = (2**63) - 1
+
         def integer(value, name, minimum:)
           return if value.nil? || value == ''
 
@@ -93,7 +97,7 @@ module RubyLLM
           raise ArgumentError, "#{name} must be a whole number of at least #{minimum}, not #{value.inspect}" unless
             number && number >= minimum
 
-          number
+          [number, MAX_INTEGER].min
         end
 
         # +value+ as an Integer when it is a whole number, else nil. Integer() would

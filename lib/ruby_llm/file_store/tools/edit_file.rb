@@ -30,7 +30,7 @@ module RubyLLM
             # Refused by its size before it is read: a 1 GB file is never loaded.
             refuse_large(file.path, file.byte_size, now: true)
             content, replacements, changed = Native.edit(store.read(file.path), old_text.to_s, new_text.to_s,
-                                                         flag(replace_all))
+                                                         flag(replace_all), store.max_file_size)
             refuse_large(file.path, content.bytesize)
             wrote(store.write(file.path, content, content_type: file.content_type))
             places = replacements == 1 ? '1 place' : "#{replacements} places"

@@ -29,12 +29,17 @@ module RubyLLM
         def run(pattern:, path: nil, literal: false, ignore_case: false, context: 0)
           pattern = pattern.to_s
           raise ArgumentError, 'pattern is empty: say what to search for' if pattern.empty?
+          raise ArgumentError, 'pattern is not valid UTF-8: search for text' unless utf8?(pattern)
 
           options = { literal: flag(literal), ignore_case: flag(ignore_case), max_matches: MAX_MATCHES,
                       context: [integer(context, 'context', minimum: 0) || 0, MAX_CONTEXT].min }
           folder = scope(path)
           found, files = search_tree(folder, pattern, options) || search_listed(folder, pattern, options)
           answer(pattern, found, files)
+        end
+
+        def utf8?(pattern)
+          pattern.dup.force_encoding(Encoding::UTF_8).valid_encoding?
         end
 
         # What the model reads: the lines found, or that none were, and the files

@@ -49,6 +49,33 @@ RSpec.describe 'The tools under hostile input' do
       expect(tool(:ReadFile).call(path: 'a.txt', offset: 2.0)).to start_with("     2\ttwo")
     end
 
+    it 'reads offsets and limits past 64 bits as past the end, not as a RangeError' do
+      store.write('a.txt', "one\ntwo\n")
+      [2**64, 2**100, 1e20].each do |huge|
+        expect(tool(:ReadFile).call(path: 'a.txt', offset: huge))
+          .to eq('[The file has 2 lines; offset 9223372036854775807 is past the end.]')
+        expect(tool(:ReadFile).call(path: 'a.txt', offset: huge, unit: 'characters'))
+          .to eq("\n[The text has 8 characters; offset 9223372036854775807 is past the end.]")
+        expect(tool(:ReadFile).call(path: 'a.txt', limit: huge)).to eq("     1\tone\n     2\ttwo")
+      end
+    end
+
+    it 'refuses a pattern that is not UTF-8 with a plain Error' do
+      store.write('a.txt', 'hello')
+      expect(tool(:SearchFiles).call(pattern: "\xFFhello".b))
+        .to eq('Error: pattern is not valid UTF-8: search for text')
+    end
+
+    it 'refuses an edit whose result would pass the size limit before building it, changing nothing' do
+      store.max_file_size = 2_000_000
+      store.write('a.txt', "#{'a' * 99}\n" * 10_000)
+      tool(:ReadFile).call(path: 'a.txt', limit: 1)
+      expect(tool(:EditFile).call(path: 'a.txt', old_text: 'a', new_text: 'b' * 100, replace_all: true))
+        .to eq('Error: replacing 990000 places would make the file 99010000 bytes, over this store\'s limit of ' \
+               '2000000 bytes a file. Replace fewer places or shorter text.')
+      expect(store.read('a.txt')).to eq("#{'a' * 99}\n" * 10_000)
+    end
+
     it 'keeps errors and notes short for a huge pattern' do
       store.write('a.txt', 'hello')
       invalid = tool(:SearchFiles).call(pattern: "(#{'a' * 60_000}")
