@@ -78,6 +78,10 @@ fn heading_level(style: &str) -> Option<usize> {
     (1..=6).contains(&level).then_some(level)
 }
 
+/// How many notes are numbered: a document of a million distinct references
+/// spent its time (and memory) on a table of their labels.
+const MAX_NUMBERED_NOTES: usize = 10_000;
+
 /// The labels given to footnotes and endnotes, numbered in the order the body
 /// refers to them (`[^1]`, and `[^e1]` for endnotes).
 #[derive(Default)]
@@ -94,6 +98,14 @@ impl Notes {
         } else {
             ("endnote", &mut self.endnotes, "e")
         };
+        if self.labels.len() >= MAX_NUMBERED_NOTES {
+            // Past the ceiling a note keeps its own id, as an unreferenced one does.
+            return self
+                .labels
+                .get(&(kind, id.clone()))
+                .cloned()
+                .unwrap_or_else(|| format!("[^{id}]"));
+        }
         self.labels
             .entry((kind, id))
             .or_insert_with(|| {
@@ -173,5 +185,22 @@ impl Section {
             out.copy("\n");
         }
         !out.full()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Notes, MAX_NUMBERED_NOTES};
+
+    #[test]
+    fn notes_past_the_ceiling_keep_their_own_ids() {
+        let mut notes = Notes::default();
+        for id in 0..MAX_NUMBERED_NOTES {
+            notes.refer("footnoteReference", format!("n{id}"));
+        }
+        assert_eq!(notes.refer("footnoteReference", "n0".into()), "[^1]");
+        assert_eq!(notes.refer("footnoteReference", "late".into()), "[^late]");
+        assert_eq!(notes.label("footnote", "late".into()), "[^late]");
+        assert_eq!(notes.labels.len(), MAX_NUMBERED_NOTES);
     }
 }
