@@ -230,16 +230,22 @@ mod tests {
     use std::fs;
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
 
+    /// A folder on a tmpfs where there is one, as copy-mode run folders are: there
+    /// even removing an attribute that is not there sets the ctime.
+    fn tmpfs_dir() -> tempfile::TempDir {
+        let shm = std::path::Path::new("/dev/shm");
+        if shm.is_dir() {
+            tempfile::tempdir_in(shm).unwrap()
+        } else {
+            tempfile::tempdir().unwrap()
+        }
+    }
+
     #[test]
     fn repair_leaves_a_file_it_has_nothing_to_mend_untouched() {
         // On a tmpfs, as copy-mode run folders are, even removing an ACL that is not
         // there sets the ctime.
-        let shm = std::path::Path::new("/dev/shm");
-        let dir = if shm.is_dir() {
-            tempfile::tempdir_in(shm).unwrap()
-        } else {
-            tempfile::tempdir().unwrap()
-        };
+        let dir = tmpfs_dir();
         let root = dir.path();
         fs::create_dir(root.join("data")).unwrap();
         fs::write(root.join("data/revenue.csv"), "x").unwrap();
@@ -327,12 +333,7 @@ mod tests {
 
     #[test]
     fn repair_drops_user_attributes_only_where_there_are_some() {
-        let shm = std::path::Path::new("/dev/shm");
-        let dir = if shm.is_dir() {
-            tempfile::tempdir_in(shm).unwrap()
-        } else {
-            tempfile::tempdir().unwrap()
-        };
+        let dir = tmpfs_dir();
         let root = dir.path();
         fs::create_dir(root.join(".d")).unwrap();
         fs::write(root.join("tagged"), "x").unwrap();
