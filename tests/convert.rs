@@ -4,8 +4,11 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
+mod hostile;
+
 use file_store_core::convert::{self, archive, Refusal};
 use flate2::{Compress, Compression, Crc, FlushCompress};
+use hostile::{spaces, zip_raw as zip};
 
 fn fixture(name: &str) -> Vec<u8> {
     let path = format!(
@@ -95,56 +98,6 @@ fn refuses_what_is_not_its_kind() {
         convert::office(&fixture("report.pdf")),
         Err(Refusal::Unreadable(..))
     ));
-}
-
-/// A zip of `entries`, each a name, its raw deflate data, the size it declares
-/// and its CRC.
-fn zip(entries: &[(&str, Vec<u8>, u64, u32)]) -> Vec<u8> {
-    let (mut out, mut central) = (Vec::new(), Vec::new());
-    for (name, data, size, crc) in entries {
-        let offset = out.len() as u32;
-        let size32 = (*size).min(u32::MAX as u64) as u32;
-        let common = |buf: &mut Vec<u8>| {
-            buf.extend_from_slice(&[20, 0, 0, 0, 8, 0, 0, 0, 0, 0]); // version, flags, deflate, time, date
-            buf.extend_from_slice(&crc.to_le_bytes());
-            buf.extend_from_slice(&(data.len() as u32).to_le_bytes());
-            buf.extend_from_slice(&size32.to_le_bytes());
-            buf.extend_from_slice(&(name.len() as u16).to_le_bytes());
-            buf.extend_from_slice(&0u16.to_le_bytes());
-        };
-        out.extend_from_slice(b"PK\x03\x04");
-        common(&mut out);
-        out.extend_from_slice(name.as_bytes());
-        out.extend_from_slice(data);
-        central.extend_from_slice(b"PK\x01\x02\x14\x00");
-        common(&mut central);
-        central.extend_from_slice(&[0; 6]); // comment, disk, internal attributes
-        central.extend_from_slice(&0u32.to_le_bytes()); // external attributes
-        central.extend_from_slice(&offset.to_le_bytes());
-        central.extend_from_slice(name.as_bytes());
-    }
-    let at = out.len() as u32;
-    out.extend_from_slice(&central);
-    out.extend_from_slice(b"PK\x05\x06\0\0\0\0");
-    out.extend_from_slice(&(entries.len() as u16).to_le_bytes());
-    out.extend_from_slice(&(entries.len() as u16).to_le_bytes());
-    out.extend_from_slice(&(central.len() as u32).to_le_bytes());
-    out.extend_from_slice(&at.to_le_bytes());
-    out.extend_from_slice(&[0, 0]);
-    out
-}
-
-/// Raw deflate data for `megabytes` MB of spaces, made by repeating one fully
-/// flushed block: a kilobyte of data per megabyte, as a zip bomb has.
-fn spaces(megabytes: usize) -> Vec<u8> {
-    let mut block = Vec::with_capacity(8192);
-    let mut compress = Compress::new(Compression::best(), false);
-    compress
-        .compress_vec(&vec![b' '; 1 << 20], &mut block, FlushCompress::Full)
-        .unwrap();
-    let mut data = block.repeat(megabytes);
-    data.extend_from_slice(&[3, 0]); // the final, empty block
-    data
 }
 
 #[test]

@@ -2,7 +2,10 @@
 //! sources in spec/fixtures/documents (see its `generate`): dates, hidden
 //! sheets, headers, notes and comments, OpenDocument and EPUB.
 
+mod hostile;
+
 use file_store_core::convert::{self, Refusal};
+use hostile::{saved, with_one_page};
 
 fn fixture(name: &str) -> Vec<u8> {
     let path = format!(
@@ -398,27 +401,4 @@ endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n";
     let bytes = saved(&mut doc);
     // A and B from the map, C (not in it) from the encoding.
     assert_eq!(convert::pdf(&bytes).unwrap(), "## Page 1\nÜbC\n");
-}
-
-/// `doc` with `page` as the only kid of `pages`, under a catalog, saved.
-fn with_one_page(
-    doc: &mut lopdf::Document,
-    pages: lopdf::ObjectId,
-    page: lopdf::ObjectId,
-) -> Vec<u8> {
-    doc.objects.insert(
-        pages,
-        lopdf::Object::Dictionary(
-            lopdf::dictionary! { "Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1 },
-        ),
-    );
-    let catalog = doc.add_object(lopdf::dictionary! { "Type" => "Catalog", "Pages" => pages });
-    doc.trailer.set("Root", catalog);
-    saved(doc)
-}
-
-fn saved(doc: &mut lopdf::Document) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    doc.save_to(&mut bytes).unwrap();
-    bytes
 }

@@ -262,6 +262,7 @@ pub fn corpus() -> Vec<Hostile> {
         doc("xlsx: a cell of 200,000 attributes", Kind::Office, xlsx(&format!("<row><c{} r=\"B1\"><v>attrs</v></c></row>", attributes(200_000)), "", "", 1), Expect::Holds("attrs")),
         doc("docx: a paragraph of 200,000 attributes", Kind::Office, docx_with(&format!("<w:p{}><w:r><w:t>attrs</w:t></w:r></w:p>", attributes(200_000)), "", &[]), Expect::Holds("attrs")),
         doc("docx: 1 million distinct footnote references", Kind::Office, docx_with(&format!("<w:p>{}</w:p>", (0..1_000_000).map(|i| format!("<w:footnoteReference w:id=\"{i}\"/>")).collect::<String>()), "", &[]), Expect::Ends),
+        doc("docx: 1 million references cycling through 20,000 notes, past the numbered ones", Kind::Office, docx_with(&format!("<w:p>{}<w:r><w:t>after</w:t></w:r></w:p>", (0..1_000_000).map(|i| format!("<w:footnoteReference w:id=\"{}\"/>", i % 20_000)).collect::<String>()), "", &[]), Expect::HoldsOrCut("[^10000]")),
         doc("docx: 5,000 header relationships to itself and one header", Kind::Office, docx_with("<w:p><w:r><w:t>body</w:t></w:r></w:p>", &self_rels, &[("word/header1.xml", header)]), Expect::Holds("head")),
         doc("docx: text boxes nested 1 million deep", Kind::Office, docx_with(&format!("{}<w:t>deep</w:t>", "<w:p><w:r><w:pict><w:txbxContent>".repeat(1_000_000)), "", &[]), Expect::HoldsOrCut("deep")),
         doc("pptx: one slide listed 1 million times", Kind::Office, pptx_repeated(1_000_000), Expect::Ends),
