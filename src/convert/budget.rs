@@ -42,6 +42,8 @@ const CLOCK_EVERY: u64 = 1024;
 
 /// The budget of one conversion; cheap to share (`Rc`) among its outputs.
 pub struct Budget {
+    /// The ceiling on the whole text, which `text_left` counts down from.
+    text_ceiling: usize,
     text_left: Cell<usize>,
     work_left: Cell<u64>,
     /// Steps until the clock is looked at again.
@@ -62,6 +64,7 @@ impl Budget {
     /// A budget with other ceilings (tests use small ones).
     pub fn with(text: usize, work: u64, time: Duration) -> Rc<Self> {
         Rc::new(Budget {
+            text_ceiling: text,
             text_left: Cell::new(text),
             work_left: Cell::new(work),
             clock_in: Cell::new(CLOCK_EVERY),
@@ -143,10 +146,7 @@ impl Budget {
         let left = self.text_left.get();
         if wanted > left {
             self.text_left.set(0);
-            self.cut(format!(
-                "the document expands past {} MB of text",
-                MAX_OUTPUT >> 20
-            ));
+            self.text_cut();
             return left;
         }
         self.text_left.set(left - wanted);
@@ -156,6 +156,20 @@ impl Budget {
     /// How many bytes of text are left to write.
     pub fn text_left(&self) -> usize {
         self.text_left.get()
+    }
+
+    /// The ceiling on the conversion's whole text, which no output passes, even
+    /// with the separators and headings it adds to text already paid for.
+    pub fn text_ceiling(&self) -> usize {
+        self.text_ceiling
+    }
+
+    /// Stops the conversion at the text ceiling.
+    pub fn text_cut(&self) {
+        self.cut(format!(
+            "the document expands past {} MB of text",
+            MAX_OUTPUT >> 20
+        ));
     }
 
     /// Stops the conversion when memory for `bytes` more cannot be had.

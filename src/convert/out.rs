@@ -51,8 +51,21 @@ impl Out {
         end == s.len() && self.budget.step(1)
     }
 
-    /// Appends text another output of the same conversion already paid for.
+    /// Appends text another output of the same conversion already paid for,
+    /// never past the budget's text ceiling: the separators and headings
+    /// around paid text are not paid for, and a million notes of a few bytes
+    /// each passed the ceiling by a newline each.
     pub fn copy(&mut self, s: &str) {
+        let mut end = s
+            .len()
+            .min(self.budget.text_ceiling().saturating_sub(self.text.len()));
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        if end < s.len() {
+            self.budget.text_cut();
+        }
+        let s = &s[..end];
         self.seen |= s.chars().any(|c| !c.is_whitespace());
         if self.text.try_reserve(s.len()).is_ok() {
             self.text.push_str(s);
@@ -199,5 +212,28 @@ impl Distinct {
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::budget::{Budget, MAX_TIME};
+    use super::Out;
+
+    #[test]
+    fn text_copied_between_outputs_stops_at_the_ceiling() {
+        let budget = Budget::with(10, 100, MAX_TIME);
+        let mut note = Out::new(&budget);
+        assert!(note.text("[^1] é"));
+        let mut out = Out::new(&budget);
+        for _ in 0..4 {
+            out.section("Footnotes");
+            out.copy("[^1] é");
+        }
+        let text = out.finish_text("Word").unwrap();
+        assert_eq!(
+            text,
+            "## Footnot\n[cut: the document expands past 64 MB of text]\n"
+        );
     }
 }
