@@ -10,25 +10,14 @@ require 'rbconfig'
 # converted in a child process limited to 1 GB of address space, as an
 # abort ends it without a word.
 RSpec.describe 'Document converters on new shapes of hostile input', :large do
-  # A PDF of +objects+ (object 1 the catalog), with a true cross-reference table.
-  def raw_pdf(objects)
-    out = +"%PDF-1.7\n"
-    offsets = objects.each_with_index.map do |body, i|
-      out.size.tap { out << "#{i + 1} 0 obj\n#{body}\nendobj\n" }
-    end
-    xref = out.size
-    out << "xref\n0 #{objects.size + 1}\n0000000000 65535 f \n"
-    offsets.each { |offset| out << format("%010d 00000 n \n", offset) }
-    out << "trailer\n<< /Size #{objects.size + 1} /Root 1 0 R >>\nstartxref\n#{xref}\n%%EOF\n"
-  end
-
   def count_lie
     page = '<< /Type /Page /Parent %d 0 R /Contents 5 0 R /Resources << /Font << /F1 4 0 R >> >> >>'
     content = 'BT /F1 12 Tf 72 700 Td (readable text) Tj ET'
-    raw_pdf(['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R 6 0 R] /Count 2 >>',
-             format(page, 2), '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-             "<< /Length #{content.size} >>\nstream\n#{content}\nendstream",
-             '<< /Type /Pages /Parent 2 0 R /Kids [7 0 R] /Count 68719476736 >>', format(page, 6)])
+    SamplePDF.serialize(['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R 6 0 R] /Count 2 >>',
+                         format(page, 2), '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+                         "<< /Length #{content.size} >>\nstream\n#{content}\nendstream",
+                         '<< /Type /Pages /Parent 2 0 R /Kids [7 0 R] /Count 68719476736 >>', format(page, 6)],
+                        version: '1.7')
   end
 
   def encrypted_epub
