@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require 'digest'
+require 'digest/sha2'
 
 # The store the README's "Your own store" block tests: files kept in a bucket (here
 # a Hash of key => [bytes, content type, time], as an object store's client would

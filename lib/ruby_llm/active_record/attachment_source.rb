@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require 'digest'
+require 'digest/md5'
 
 module RubyLLM
   module ActiveRecord
