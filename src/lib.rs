@@ -18,5 +18,6 @@ pub mod snapshot;
 pub mod spill;
 pub mod text;
 pub mod tree;
+pub mod version;
 
 pub use error::{Error, Result};

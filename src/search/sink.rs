@@ -173,9 +173,7 @@ pub(super) fn search_one(
         Source::Bytes(bytes) if has_bom(&bytes) => {
             searcher.search_reader(matcher, io::Cursor::new(&bytes[..]), &mut sink)
         }
-        Source::Bytes(bytes) if memchr::memchr(0, &bytes).is_some() => {
-            return Err(BINARY.to_string())
-        }
+        Source::Bytes(bytes) if crate::text::looks_binary(&bytes) => return Err(BINARY.to_string()),
         Source::Bytes(bytes) => slicer.search_slice(matcher, &bytes, &mut sink),
         Source::File(open) => {
             let file = open().map_err(unreadable)?;
@@ -186,7 +184,7 @@ pub(super) fn search_one(
                 // Too large to hold, or to be decoded: the head read goes first, then the rest.
                 let rest = io::Read::chain(head, reader);
                 searcher.search_reader(matcher, rest, &mut sink)
-            } else if memchr::memchr(0, head).is_some() {
+            } else if crate::text::looks_binary(head) {
                 return Err(BINARY.to_string());
             } else {
                 // A slice is searched without copying it again, its lines are counted

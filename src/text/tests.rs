@@ -1,5 +1,5 @@
 use super::*;
-use std::io::{BufReader, Read};
+use std::io::{self, BufReader, Read};
 
 /// The obvious, all-in-memory version of `read_lines`, to check the streaming one.
 fn reference(bytes: &[u8], offset: usize, limit: usize, max: usize) -> LineSlice {
@@ -239,10 +239,32 @@ fn line_one_million_of_a_100_mb_stream() {
 }
 
 #[test]
-fn char_slices() {
-    assert_eq!(slice_chars("héllo ✓ wörld", 4, 3), ("o ✓".to_string(), 13));
-    assert_eq!(slice_chars("abc", 5, 3), (String::new(), 3));
-    assert_eq!(slice_chars("abc", 0, 0), (String::new(), 3));
+fn char_windows_and_their_trailers() {
+    let window = |text: &str, offset, limit| chars_shown(text.as_bytes(), offset, limit).unwrap();
+    let shown = window("héllo ✓ wörld", 4, 3);
+    assert_eq!(shown.text, "o ✓");
+    assert_eq!(
+        shown.trailer.as_deref(),
+        Some("[Showing characters 4-6; more follow. Read on with offset: 7.]")
+    );
+    assert_eq!(window("abc", 0, 3).trailer, None);
+    assert_eq!(
+        window("abc", 1, 5).trailer.as_deref(),
+        Some("[Showing characters 1-2 of 3.]")
+    );
+    assert_eq!(
+        window("abc", 5, 3).trailer.as_deref(),
+        Some("[The text has 3 characters; offset 5 is past the end.]")
+    );
+    assert_eq!(window("", 0, 3).trailer, None);
+}
+
+#[test]
+fn a_character_window_stops_at_the_result_ceiling() {
+    let text = "x".repeat(MAX_RESULT_CHARS * 2);
+    let shown = chars_shown(text.as_bytes(), 0, usize::MAX).unwrap();
+    assert_eq!(shown.text.len(), MAX_READ_CHARS);
+    assert_eq!(MAX_READ_CHARS + TRAILER_ROOM, MAX_RESULT_CHARS);
 }
 
 #[test]

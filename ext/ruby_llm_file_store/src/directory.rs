@@ -1,41 +1,27 @@
 //! `Native::Directory`: a folder store, every call off the GVL.
 
-use std::collections::HashMap;
 use std::io::Read;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use magnus::rb_sys::AsRawValue;
-use magnus::{function, method, prelude::*, Error, RArray, RModule, RString, Ruby};
+use magnus::{function, method, prelude::*, Error, RArray, RClass, RHash, RModule, RString, Ruby};
 
-use file_store_core::dir::{Entry, Root};
-use file_store_core::search::Source;
-use file_store_core::{cancel, Error as CoreError};
+use file_store_core::dir::Root;
+use file_store_core::search::{self, Source};
+use file_store_core::version::read_versioned;
+use file_store_core::{cancel, text, Error as CoreError};
 
-/// How much a read fills between checks for an interrupt.
-const READ_CHUNK: usize = 4 * 1024 * 1024;
-
+use crate::convert::{self, owned_bytes, StorePath};
+use crate::entry::Entry;
 use crate::errors;
 use crate::lock::Lock;
 use crate::nogvl::{nogvl, nogvl_retrying};
-use crate::paths::StorePath;
-use crate::text;
+use crate::slice::Slice;
 use crate::writer::Writer;
 
-/// An entry as Ruby receives it: path, size, mtime seconds, mtime nanoseconds, type.
-/// and the digest when the call saw the whole content.
-pub type EntryTuple = (String, u64, i64, u32, String, Option<String>);
-
-pub fn tuple(entry: Entry) -> EntryTuple {
-    (
-        entry.path,
-        entry.size,
-        entry.mtime_sec,
-        entry.mtime_nsec,
-        entry.content_type,
-        entry.digest,
-    )
-}
+/// How much a read fills between checks for an interrupt.
+const READ_CHUNK: usize = 4 * 1024 * 1024;
 
 #[magnus::wrap(
     class = "RubyLLM::FileStore::Native::Directory",
@@ -46,10 +32,9 @@ pub struct Directory {
     root: Root,
 }
 
-/// Runs `work` on the root off the GVL and maps its error.
 /// Runs `work` on the root off the GVL and maps its error. Work that an interrupt
 /// stopped without raising (a signal trap that returns) runs again.
-fn off_gvl<T: Send>(
+pub fn off_gvl<T: Send>(
     ruby: &Ruby,
     work: impl Fn() -> file_store_core::Result<T> + Sync,
 ) -> Result<T, Error> {
@@ -72,13 +57,13 @@ impl Directory {
         let prefix = prefix.map(|prefix| prefix.0);
 
         let entries = off_gvl(ruby, || rb_self.root.list(prefix.as_deref()))?;
-        listed(ruby, entries)
+        Ok(ruby.ary_from_iter(entries.into_iter().map(Entry)))
     }
 
-    fn stat(ruby: &Ruby, rb_self: &Self, path: StorePath) -> Result<Option<EntryTuple>, Error> {
+    fn stat(ruby: &Ruby, rb_self: &Self, path: StorePath) -> Result<Option<Entry>, Error> {
         let path = path.0;
 
-        Ok(off_gvl(ruby, || rb_self.root.stat(&path))?.map(tuple))
+        Ok(off_gvl(ruby, || rb_self.root.stat(&path))?.map(Entry))
     }
 
     /// Reads the file straight into a Ruby string of its size, so a large file is
@@ -127,8 +112,6 @@ impl Directory {
         Ok(string)
     }
 
-    /// The digest of the file at `path` if it is still the version of that size and
-    /// modification time, else nil.
     /// The first `bytes` bytes of the file at `path`.
     fn head(ruby: &Ruby, rb_self: &Self, path: StorePath, bytes: u64) -> Result<RString, Error> {
         let path = path.0;
@@ -144,25 +127,10 @@ impl Directory {
         Ok(ruby.str_from_slice(&head))
     }
 
-    fn digest_of(
-        ruby: &Ruby,
-        rb_self: &Self,
-        path: StorePath,
-        size: u64,
-        mtime_sec: i64,
-        mtime_nsec: u32,
-    ) -> Result<Option<String>, Error> {
-        let path = path.0;
-
-        let entry = Entry {
-            path,
-            size,
-            mtime_sec,
-            mtime_nsec,
-            content_type: String::new(),
-            digest: None,
-        };
-        off_gvl(ruby, || rb_self.root.digest_of(&entry))
+    /// The digest of the file `entry` names if it is still the version of that
+    /// size and time of change, else nil.
+    fn digest_of(ruby: &Ruby, rb_self: &Self, entry: &Entry) -> Result<Option<String>, Error> {
+        off_gvl(ruby, || rb_self.root.digest_of(&entry.0))
     }
 
     fn write(
@@ -171,11 +139,11 @@ impl Directory {
         path: StorePath,
         content: RString,
         content_type: Option<String>,
-    ) -> Result<EntryTuple, Error> {
+    ) -> Result<Entry, Error> {
         let path = path.0;
 
-        let bytes = crate::writer::owned_bytes(content);
-        Ok(tuple(off_gvl(ruby, || {
+        let bytes = owned_bytes(content);
+        Ok(Entry(off_gvl(ruby, || {
             rb_self
                 .root
                 .write_typed(&path, &bytes, content_type.clone())
@@ -195,12 +163,14 @@ impl Directory {
         Ok(Writer::new(writer))
     }
 
-    fn delete(ruby: &Ruby, rb_self: &Self, path: StorePath) -> Result<Option<EntryTuple>, Error> {
+    fn delete(ruby: &Ruby, rb_self: &Self, path: StorePath) -> Result<Option<Entry>, Error> {
         let path = path.0;
 
-        Ok(off_gvl(ruby, || rb_self.root.delete(&path))?.map(tuple))
+        Ok(off_gvl(ruby, || rb_self.root.delete(&path))?.map(Entry))
     }
 
+    /// Lines `offset..offset + limit` of the file at `path`, with their trailer
+    /// and the version read.
     fn read_lines(
         ruby: &Ruby,
         rb_self: &Self,
@@ -208,52 +178,55 @@ impl Directory {
         offset: usize,
         limit: usize,
         max_chars: usize,
-    ) -> Result<(text::LinesTuple, Version), Error> {
+    ) -> Result<Slice, Error> {
         let path = path.0;
 
-        off_gvl(ruby, || {
-            shown(&rb_self.root, &path, |reader, size| {
-                text::lines_of(reader, size, offset, limit, max_chars)
+        let (shown, version) = off_gvl(ruby, || {
+            let file = rb_self.root.open_file(&path)?;
+            read_versioned(&file, &path, |reader, size| {
+                text::lines_shown(reader, size, offset, limit, max_chars)
             })
-        })
+        })?;
+        Ok(Slice::of_file(shown, version))
     }
 
+    /// Characters `offset..offset + limit` of the file at `path`, with their
+    /// trailer and the version read.
     fn read_chars(
         ruby: &Ruby,
         rb_self: &Self,
         path: StorePath,
         offset: usize,
         limit: usize,
-    ) -> Result<(text::CharsTuple, Version), Error> {
+    ) -> Result<Slice, Error> {
         let path = path.0;
 
-        off_gvl(ruby, || {
-            shown(&rb_self.root, &path, |reader, _| {
-                text::chars_of(reader, offset, limit)
+        let (shown, version) = off_gvl(ruby, || {
+            let file = rb_self.root.open_file(&path)?;
+            read_versioned(&file, &path, |reader, _| {
+                text::chars_shown(reader, offset, limit)
             })
-        })
+        })?;
+        Ok(Slice::of_file(shown, version))
     }
 
-    /// Searches `entries`, `[path, bytes]` pairs; a pair whose bytes are nil is read
-    /// from the folder.
-    #[allow(clippy::too_many_arguments)]
+    /// Searches `entries`, `[path, bytes]` pairs, as `options` (see
+    /// `convert::search_options`) says; a pair whose bytes are nil is read from the
+    /// folder.
     fn search(
         ruby: &Ruby,
         rb_self: &Self,
         entries: RArray,
-        pattern: String,
-        literal: bool,
-        ignore_case: bool,
-        context: usize,
-        max_matches: usize,
-    ) -> Result<text::SearchTuple, Error> {
+        options: RHash,
+    ) -> Result<RHash, Error> {
+        let options = convert::search_options(ruby, options)?;
         let root = Arc::new(rb_self.root.try_clone().map_err(|e| errors::map(ruby, e))?);
-        let inputs = text::inputs(entries, |path| file_source(&root, path))?;
-        text::run_search(
-            ruby,
-            inputs,
-            text::options(pattern, literal, ignore_case, context, max_matches),
-        )
+        let inputs = convert::search_inputs(entries, |path| file_source(&root, path))?;
+        let (out, options) = nogvl(ruby, move || {
+            search::search(inputs, &options).map(|out| (out, options))
+        })?
+        .map_err(|e| errors::map(ruby, e))?;
+        convert::found(ruby, out, &options)
     }
 
     /// Removes crashed writes' temporary files unchanged for `grace` seconds.
@@ -267,39 +240,6 @@ impl Directory {
     }
 }
 
-/// The largest file a read hashes whole to know which version it showed; a larger
-/// one is known by its size and time of change (`Reads::DIGEST_LIMIT` in Ruby).
-pub const DIGEST_LIMIT: u64 = 16 * 1024 * 1024;
-
-/// The version of the file a read showed: its digest, or for a large file its
-/// size and time of change; both from the descriptor the read went through.
-pub type Version = (Option<String>, u64, i64, u32);
-
-/// Runs `slice` over the file at `path`, and gives what it returns with the
-/// version it read.
-fn shown<T>(
-    root: &Root,
-    path: &str,
-    slice: impl FnOnce(&mut dyn Read, u64) -> std::io::Result<T>,
-) -> file_store_core::Result<(T, Version)> {
-    let file = root.open_file(path)?;
-    let stat = file.metadata().map_err(|e| CoreError::io(path, e))?;
-    let size = stat.len();
-    let (sec, nsec) = (
-        std::os::unix::fs::MetadataExt::mtime(&stat),
-        std::os::unix::fs::MetadataExt::mtime_nsec(&stat) as u32,
-    );
-    let failed = |e| cancel::from_io(path, e);
-    if size > DIGEST_LIMIT {
-        let value = slice(&mut cancel::Reader::new(&file), size).map_err(failed)?;
-        return Ok((value, (None, size, sec, nsec)));
-    }
-    let mut reader = file_store_core::text::Hashing::new(cancel::Reader::new(&file));
-    let value = slice(&mut reader, size).map_err(failed)?;
-    let digest = reader.finish().map_err(failed)?;
-    Ok((value, (Some(digest), size, sec, nsec)))
-}
-
 /// The file at `path` in `root` as a search input, opened on the searching thread.
 pub fn file_source(root: &Arc<Root>, path: String) -> Source {
     let root = Arc::clone(root);
@@ -308,36 +248,13 @@ pub fn file_source(root: &Arc<Root>, path: String) -> Source {
     }))
 }
 
-/// `entries` as Ruby arrays, sharing one frozen String per content type: a listing
-/// of 50,000 files holds a handful of types, not 50,000 copies of them.
-fn listed(ruby: &Ruby, entries: Vec<Entry>) -> Result<RArray, Error> {
-    let mut types: HashMap<String, RString> = HashMap::new();
-    let list = ruby.ary_new_capa(entries.len());
-    for entry in entries {
-        let content_type = *types.entry(entry.content_type).or_insert_with_key(|name| {
-            let string = ruby.str_new(name);
-            string.freeze();
-            string
-        });
-        let row = ruby.ary_new_capa(6);
-        row.push(entry.path)?;
-        row.push(entry.size)?;
-        row.push(entry.mtime_sec)?;
-        row.push(entry.mtime_nsec)?;
-        row.push(content_type)?;
-        row.push(entry.digest)?;
-        list.push(row)?;
-    }
-    Ok(list)
-}
-
-pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
+pub fn define(ruby: &Ruby, native: RModule) -> Result<RClass, Error> {
     let class = native.define_class("Directory", ruby.class_object())?;
     class.define_singleton_method("open", function!(Directory::open, 1))?;
     class.define_method("list", method!(Directory::list, 1))?;
     class.define_method("stat", method!(Directory::stat, 1))?;
     class.define_method("read", method!(Directory::read, 1))?;
-    class.define_method("digest_of", method!(Directory::digest_of, 4))?;
+    class.define_method("digest_of", method!(Directory::digest_of, 1))?;
     class.define_method("write", method!(Directory::write, 3))?;
     class.define_method("writer", method!(Directory::writer, 2))?;
     class.define_method("delete", method!(Directory::delete, 1))?;
@@ -346,7 +263,6 @@ pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
     class.define_method("head", method!(Directory::head, 2))?;
     class.define_method("read_lines", method!(Directory::read_lines, 4))?;
     class.define_method("read_chars", method!(Directory::read_chars, 3))?;
-    class.define_method("search", method!(Directory::search, 6))?;
-    crate::tree::define(&class)?;
-    Ok(())
+    class.define_method("search", method!(Directory::search, 2))?;
+    Ok(class)
 }

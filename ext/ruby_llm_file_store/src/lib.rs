@@ -1,19 +1,29 @@
 //! The binding: defines `RubyLLM::FileStore::Native` over the core crate. It only
-//! converts values, releases the GVL around work on the disk, and maps errors.
+//! converts values (all in `convert`), releases the GVL around work on the disk,
+//! and maps errors (all in `errors`); every limit and rule is the core's.
+//!
+//! A file that defines a class is named after it (`directory.rs` for
+//! `Native::Directory`; `directory_texts.rs` for its texts and searches, as in
+//! Ruby); the others define `Native`'s module functions by subject.
 
 mod convert;
+mod converters;
 mod directory;
+mod directory_texts;
+mod entry;
 mod errors;
 mod lock;
 mod nogvl;
 mod paths;
 mod run;
+mod slice;
 mod snapshot;
 mod text;
-mod tree;
 mod writer;
 
-use magnus::{prelude::*, Error, Ruby};
+use magnus::{prelude::*, Error, RModule, Ruby};
+
+use file_store_core::{run as running, search, text as texts, version};
 
 #[magnus::init(name = "file_store_native")]
 fn init(ruby: &Ruby) -> Result<(), Error> {
@@ -21,13 +31,29 @@ fn init(ruby: &Ruby) -> Result<(), Error> {
         .define_module("RubyLLM")?
         .define_class("FileStore", ruby.class_object())?
         .define_module("Native")?;
+    constants(native)?;
     paths::define(ruby, native)?;
-    directory::define(ruby, native)?;
+    entry::define(ruby, native)?;
+    slice::define(ruby, native)?;
+    let directory = directory::define(ruby, native)?;
+    directory_texts::define(&directory)?;
     writer::define(ruby, native)?;
     lock::define(ruby, native)?;
     text::define(ruby, native)?;
     run::define(ruby, native)?;
     snapshot::define(ruby, native)?;
-    convert::define(ruby, native)?;
+    converters::define(ruby, native)?;
+    Ok(())
+}
+
+/// The core's limits Ruby needs, exported once, under the core's names.
+fn constants(native: RModule) -> Result<(), Error> {
+    native.const_set("MAX_RESULT_CHARS", texts::MAX_RESULT_CHARS)?;
+    native.const_set("TRAILER_ROOM", texts::TRAILER_ROOM)?;
+    native.const_set("MAX_READ_CHARS", texts::MAX_READ_CHARS)?;
+    native.const_set("COUNT_BUDGET", texts::COUNT_BUDGET)?;
+    native.const_set("DIGEST_LIMIT", version::DIGEST_LIMIT)?;
+    native.const_set("MAX_SKIPPED_SHOWN", search::MAX_SKIPPED_SHOWN)?;
+    native.const_set("RUN_UID", running::RUN_UID)?;
     Ok(())
 }

@@ -1,17 +1,17 @@
 //! Module functions on Native for paths and content types.
 
-use magnus::{exception, function, prelude::*, Error, RModule, RString, Ruby, TryConvert, Value};
+use magnus::{function, Error, RModule, RString, Ruby, Value};
 
 use file_store_core::{content_type, path, spill as spilling, text};
 
 pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
-    native.const_set("MAX_RESULT_CHARS", text::MAX_RESULT_CHARS)?;
     native.define_module_function("cap_result", function!(cap_result, 1))?;
     native.define_module_function("path", function!(normalize, 1))?;
     native.define_module_function("content_type", function!(detect_type, 2))?;
     native.define_module_function("numbered", function!(numbered, 2))?;
     native.define_module_function("spill", function!(spill, 2))?;
     native.define_module_function("text_types", function!(text_types, 0))?;
+    native.define_module_function("text_type", function!(text_type, 1))?;
     Ok(())
 }
 
@@ -58,18 +58,8 @@ fn text_types() -> Vec<&'static str> {
     content_type::TEXT_TYPES.to_vec()
 }
 
-/// A path as Ruby hands it to the folder store: any String whose bytes are UTF-8.
-/// The core normalises and refuses it; Ruby raises a refusal again with the
-/// name's own `inspect`.
-pub struct StorePath(pub String);
-
-impl TryConvert for StorePath {
-    fn try_convert(value: Value) -> Result<Self, Error> {
-        let name = RString::try_convert(value)?;
-        // SAFETY: the bytes are copied before any Ruby code can run.
-        let bytes = unsafe { name.as_slice() }.to_vec();
-        String::from_utf8(bytes)
-            .map(StorePath)
-            .map_err(|_| Error::new(exception::arg_error(), "a path must be UTF-8"))
-    }
+/// Whether files of `content_type` hold text, by the core's one rule: `:text`,
+/// `:unknown` (the bytes decide: text unless they hold a NUL) or false.
+fn text_type(ruby: &Ruby, content_type: String) -> Value {
+    crate::convert::text_kind(ruby, content_type::holds_text(&content_type))
 }

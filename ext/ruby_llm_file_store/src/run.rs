@@ -4,14 +4,13 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use magnus::{function, prelude::*, Error, RHash, RModule, Ruby, TryConvert, Value};
+use magnus::{function, Error, RHash, RModule, Ruby, TryConvert, Value};
 
 use file_store_core::run::{self, folder, mounts, Limits, Spec};
 
 use crate::{errors, nogvl::nogvl, snapshot::Snapshot};
 
 pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
-    native.const_set("RUN_UID", run::RUN_UID)?;
     native.define_module_function("run", function!(run_code, 6))?;
     native.define_module_function("run_folder_tmpfs", function!(run_folder_tmpfs, 2))?;
     native.define_module_function("remove_run_folder", function!(remove_run_folder, 1))?;

@@ -6,20 +6,14 @@ use magnus::{method, prelude::*, Error, RModule, RString, Ruby};
 
 use file_store_core::dir::AtomicWriter;
 
-use crate::directory::{tuple, EntryTuple};
+use crate::convert::owned_bytes;
+use crate::entry::Entry;
 use crate::errors;
 use crate::nogvl::nogvl;
 
 #[magnus::wrap(class = "RubyLLM::FileStore::Native::Writer", free_immediately, size)]
 pub struct Writer {
     inner: Mutex<Option<AtomicWriter>>,
-}
-
-/// The bytes of `content`, copied, because another Ruby thread may change the string
-/// while the GVL is released.
-pub fn owned_bytes(content: RString) -> Vec<u8> {
-    // SAFETY: copied before any Ruby code can run.
-    unsafe { content.as_slice() }.to_vec()
 }
 
 impl Writer {
@@ -41,7 +35,7 @@ impl Writer {
         result.map_err(|e| errors::map(ruby, e))
     }
 
-    fn commit(ruby: &Ruby, rb_self: &Self) -> Result<EntryTuple, Error> {
+    fn commit(ruby: &Ruby, rb_self: &Self) -> Result<Entry, Error> {
         let result = nogvl(ruby, || {
             let taken = rb_self
                 .inner
@@ -50,7 +44,7 @@ impl Writer {
                 .take();
             taken.ok_or_else(finished).and_then(AtomicWriter::commit)
         })?;
-        result.map(tuple).map_err(|e| errors::map(ruby, e))
+        result.map(Entry).map_err(|e| errors::map(ruby, e))
     }
 
     fn abort(ruby: &Ruby, rb_self: &Self) -> Result<(), Error> {

@@ -5,20 +5,19 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use magnus::{method, prelude::*, Error, RArray, RClass, RString, Ruby, TryConvert};
+use magnus::{method, prelude::*, Error, RArray, RClass, RHash, RString, Ruby, TryConvert};
 
 use file_store_core::convert::{cache, Kind};
 use file_store_core::search::tree::{self, Given, Plan, Step};
+use file_store_core::version::Version;
 
-use crate::directory::{Directory, Version, DIGEST_LIMIT};
+use crate::convert::{self, owned_bytes, StorePath};
+use crate::directory::Directory;
 use crate::errors;
 use crate::nogvl::nogvl_abandonable;
-use crate::paths::StorePath;
-use crate::text::{self, SearchTuple};
-use crate::writer::owned_bytes;
 
 pub fn define(class: &RClass) -> Result<(), Error> {
-    class.define_method("search_tree", method!(search_tree, 8))?;
+    class.define_method("search_tree", method!(search_tree, 4))?;
     class.define_method("caller_paths", method!(caller_paths, 2))?;
     class.define_method("converted", method!(converted, 2))?;
     Ok(())
@@ -55,24 +54,21 @@ fn chain(ruby: &Ruby, names: Vec<String>) -> Result<Vec<Kind>, Error> {
         .collect()
 }
 
-/// Searches every file inside the folder `prefix` (or all) as `registry` reads it;
-/// `given` holds `[path, text, why]` for the files Ruby's converters read (text nil
-/// and why given when there is none). Returns the search and how many files there
-/// were.
-#[allow(clippy::too_many_arguments)]
+/// Searches every file inside the folder `prefix` (or all) as `options` says (see
+/// `convert::search_options`) and `registry` reads it; `given` holds `[path,
+/// text, why]` for the files Ruby's converters read (text nil and why given when
+/// there is none). Returns the search's Hash (see `convert::found`) with `:files`,
+/// how many files there were.
 fn search_tree(
     ruby: &Ruby,
     rb_self: &Directory,
     prefix: Option<StorePath>,
-    pattern: String,
-    literal: bool,
-    ignore_case: bool,
-    context: usize,
-    max_matches: usize,
+    options: RHash,
     registry: RArray,
     given: RArray,
-) -> Result<(SearchTuple, usize), Error> {
+) -> Result<RHash, Error> {
     let prefix = prefix.map(|prefix| prefix.0);
+    let options = convert::search_options(ruby, options)?;
     let plan = Arc::new(plan(registry)?);
     let mut texts: HashMap<String, Given> = HashMap::with_capacity(given.len());
     for entry in given.into_iter() {
@@ -90,14 +86,16 @@ fn search_tree(
             .try_clone()
             .map_err(|e| errors::map(ruby, e))?,
     );
-    let options = text::options(pattern, literal, ignore_case, context, max_matches);
     // Abandonable: a converter cannot stop halfway, so an interrupt stops the wait
     // and the search finishes in the background, its only effect the cache.
     let found = nogvl_abandonable(ruby, move || {
         let (out, count) = tree::search_tree(&root, prefix.as_deref(), &options, &plan, texts)?;
-        Ok((text::tuple(out, &options), count))
+        Ok((out, count, options))
     })?;
-    found.map_err(|e| errors::map(ruby, e))
+    let (out, count, options) = found.map_err(|e| errors::map(ruby, e))?;
+    let hash = convert::found(ruby, out, &options)?;
+    hash.aset(ruby.to_symbol("files"), count)?;
+    Ok(hash)
 }
 
 /// The paths inside `prefix` (or all) whose type a converter of Ruby's reads.
@@ -121,13 +119,24 @@ fn caller_paths(
 
 /// The text `names`, built-in converters tried in order, read from the file at
 /// `path`, from the cache when this version was converted before: `[text, why,
-/// version]`, text nil and why given when none read it.
+/// digest, size, [seconds, nanoseconds]]`, text nil and why given when none read
+/// it, digest nil past the digest limit.
+#[allow(clippy::type_complexity)]
 fn converted(
     ruby: &Ruby,
     rb_self: &Directory,
     path: StorePath,
     names: Vec<String>,
-) -> Result<(Option<String>, Option<String>, Version), Error> {
+) -> Result<
+    (
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        u64,
+        (i64, u32),
+    ),
+    Error,
+> {
     let path = path.0;
     let chain = chain(ruby, names)?;
     let root = rb_self
@@ -139,16 +148,17 @@ fn converted(
         cache::converted(&file, &path, &chain)
     })?;
     let conversion = found.map_err(|e| errors::map(ruby, e))?;
-    // Past the digest limit a read is known by the file's size and time, as Reads
-    // knows every large file.
-    let version = (
-        (conversion.size <= DIGEST_LIMIT).then(|| conversion.digest.clone()),
+    let Version {
+        digest,
+        size,
+        mtime,
+    } = Version::new(
         conversion.size,
-        conversion.mtime.0,
-        conversion.mtime.1,
+        conversion.mtime,
+        Some(conversion.digest.clone()),
     );
     Ok(match &conversion.text {
-        Ok(text) => (Some(text.to_string()), None, version),
-        Err(refusal) => (None, Some(refusal.to_string()), version),
+        Ok(text) => (Some(text.to_string()), None, digest, size, mtime),
+        Err(refusal) => (None, Some(refusal.to_string()), digest, size, mtime),
     })
 }
