@@ -205,20 +205,20 @@ module RubyLLM
       @text_cache[file] = text
     end
 
-    # Lines of the file at +path+ as read_file shows them, and last the version of
-    # the file they came from (see Reads), or nil when unknown. Stores that can
-    # stream a file override it, so a read of a few lines does not load the whole
-    # file.
+    # Lines of the file at +path+ as read_file shows them (a Native::Slice, with
+    # its text and trailer), and the version of the file they came from (see
+    # Reads), or nil when unknown. Stores that can stream a file override it, so a
+    # read of a few lines does not load the whole file.
     def read_lines(path, offset, limit, max_chars) # :nodoc:
       bytes = read(path)
-      Native.read_lines(bytes, offset, limit, max_chars) + [Reads.version_of_bytes(bytes)]
+      [Native.read_lines(bytes, offset, limit, max_chars), Reads.version_of_bytes(bytes)]
     end
 
-    # Characters of the file at +path+, streamed where the store can, and last the
-    # version they came from.
+    # Characters of the file at +path+ as read_file shows them (a Native::Slice),
+    # streamed where the store can, and the version they came from.
     def read_chars(path, offset, limit) # :nodoc:
       bytes = read(path)
-      Native.read_chars(bytes, offset, limit) + [Reads.version_of_bytes(bytes)]
+      [Native.read_chars(bytes, offset, limit), Reads.version_of_bytes(bytes)]
     end
 
     # The first +bytes+ bytes of the file at +path+.
@@ -227,11 +227,13 @@ module RubyLLM
     end
 
     # Greps +entries+, pairs of a path and its bytes; bytes of nil mean the store
-    # reads the file itself. Returns text, lines shown, total matches, files
-    # matched, and a summary when cut.
-    def search(entries, pattern, literal:, ignore_case:, context:, max_matches:) # :nodoc:
+    # reads the file itself. +options+ are +max_matches:+ and optionally
+    # +literal:+, +ignore_case:+ and +context:+. Returns a Hash of +:text+,
+    # +:shown+, +:total+ (matching lines), +:files_matched+, +:summary+ (when cut),
+    # +:skipped+ and +:skipped_shown+ (+[path, why]+ pairs).
+    def search(entries, pattern, **options) # :nodoc:
       entries = entries.map { |path, bytes| [path, bytes || read(path)] }
-      Native.search(entries, pattern, literal, ignore_case, context, max_matches)
+      Native.search(entries, { pattern:, **options })
     end
   end
 end

@@ -75,6 +75,15 @@ impl Snapshot {
             .filter(|stamp| stamp.file)
             .map(|stamp| stamp.size)
     }
+
+    /// The paths of the regular files in the snapshot, sorted.
+    fn paths(&self) -> Vec<String> {
+        self.0
+            .iter()
+            .filter(|(_, stamp)| stamp.file)
+            .map(|(path, _)| path.clone())
+            .collect()
+    }
 }
 
 pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
@@ -83,6 +92,7 @@ pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
     class.define_singleton_method("remove", function!(Snapshot::remove, 2))?;
     class.define_singleton_method("remove_entries", function!(Snapshot::remove_entries, 2))?;
     class.define_method("changes", method!(Snapshot::changes, 1))?;
+    class.define_method("paths", method!(Snapshot::paths, 0))?;
     class.define_method("size", method!(Snapshot::size, 1))?;
     Ok(())
 }

@@ -6,12 +6,9 @@ module RubyLLM
     # the converters registered by MIME type (the built-in PDF, Office, OpenDocument,
     # EPUB and HTML ones unless changed), then the built-in text converter.
     module Converters
-      # Types that hold text although they are not text/*. The native search
-      # decides by the same list.
+      # Types that hold text although they are not text/*: the core's list, by
+      # which Text.readable_type? and the native search decide.
       TEXT_TYPES = Native.text_types.map(&:freeze).freeze
-
-      # Types whose bytes are never text, whatever they contain.
-      OPAQUE_FAMILIES = %w[image/ audio/ video/ font/].freeze
 
       # A file handed to a converter when ruby_llm is not loaded: the same readers a
       # RubyLLM::Attachment has for converters.
@@ -126,13 +123,10 @@ module RubyLLM
         end
 
         # :text for a type that holds text, :unknown for one that says nothing
-        # (the bytes decide: text unless they hold a NUL), false otherwise.
+        # (the bytes decide: text unless they hold a NUL), false otherwise. The
+        # core decides, by the rule its search and converters follow.
         def readable_type?(type)
-          type = type.to_s
-          return :text if type.start_with?('text/') || TEXT_TYPES.include?(type)
-          return false if OPAQUE_FAMILIES.any? { |family| type.start_with?(family) }
-
-          ['', 'application/octet-stream'].include?(type) ? :unknown : false
+          Native.text_type(type.to_s)
         end
       end
     end
@@ -152,4 +146,4 @@ module RubyLLM
 end
 
 require_relative 'converters/ocr'
-require_relative 'converters/native'
+require_relative 'converters/builtin'

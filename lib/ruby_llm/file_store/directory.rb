@@ -79,21 +79,21 @@ module RubyLLM
       end
 
       def read_lines(path, offset, limit, max_chars) # :nodoc:
-        slice, version = native(path) { |name| @native.read_lines(name, offset, limit, max_chars) }
-        slice + [read_version(version)]
+        slice = native(path) { |name| @native.read_lines(name, offset, limit, max_chars) }
+        [slice, read_version(slice.digest, slice.size, slice.mtime)]
       end
 
       def read_chars(path, offset, limit) # :nodoc:
-        slice, version = native(path) { |name| @native.read_chars(name, offset, limit) }
-        slice + [read_version(version)]
+        slice = native(path) { |name| @native.read_chars(name, offset, limit) }
+        [slice, read_version(slice.digest, slice.size, slice.mtime)]
       end
 
       def head(path, bytes) # :nodoc:
         native(path) { |name| @native.head(name, bytes) }
       end
 
-      def search(entries, pattern, literal:, ignore_case:, context:, max_matches:) # :nodoc:
-        @native.search(entries, pattern, literal, ignore_case, context, max_matches)
+      def search(entries, pattern, **options) # :nodoc:
+        @native.search(entries, { pattern:, **options })
       end
 
       def inspect # :nodoc:
@@ -129,18 +129,17 @@ module RubyLLM
         end
       end
 
-      # The version a read showed, as Reads keeps it: the digest of the bytes read,
-      # or for a large file the size and time of change of the file read.
-      def read_version((digest, size, seconds, nanoseconds))
-        digest || Reads.size_and_time(size, Time.at(seconds, nanoseconds, :nsec))
+      # The version a native read showed, as Reads keeps it: the digest of the
+      # bytes read, or for a large file the size and time of change of the file.
+      def read_version(digest, size, (seconds, nanoseconds))
+        Reads.version(size, Time.at(seconds, nanoseconds, :nsec)) { digest }
       end
 
       def stored(entry)
         ListedFile.new(@native, entry)
       end
 
-      # A file of a folder store, over the row the native listing gave: path, size,
-      # seconds and nanoseconds of its time of change, content type, digest. Its
+      # A file of a folder store, over the Native::Entry the native store gave. Its
       # time and digest are worked out when first asked for, so listing many files
       # builds little for each.
       class ListedFile < StoredFile # :nodoc:
@@ -151,20 +150,22 @@ module RubyLLM
         end
         # rubocop:enable Lint/MissingSuper
 
-        def path = @entry[0]
-        def byte_size = @entry[1]
-        def content_type = @entry[4]
+        def path = @entry.path
+        def byte_size = @entry.size
+
+        def content_type
+          @content_type ||= @entry.content_type
+        end
 
         def updated_at
-          @updated_at ||= Time.at(@entry[2], @entry[3], :nsec)
+          @updated_at ||= Time.at(@entry.mtime_sec, @entry.mtime_nsec, :nsec)
         end
 
         # The digest of this version of the file; nil when the file has changed since.
         def digest
-          return @entry[5] if @entry[5] || @digest_asked
+          return @digest if defined?(@digest)
 
-          @digest_asked = true
-          @entry[5] = @native.digest_of(path, byte_size, @entry[2], @entry[3])
+          @digest = @entry.digest || @native.digest_of(@entry)
         end
       end
     end

@@ -11,11 +11,12 @@ module RubyLLM
         # each file is typed there and read as it is or through the built-in
         # converters, whose texts the core caches by file version. Only files of a
         # type one of Ruby's own converters reads are converted here and handed over.
-        # Returns the search and the number of files there were.
-        def search_tree(folder, pattern, literal:, ignore_case:, context:, max_matches:, config: nil) # :nodoc:
+        # Returns the search as FileStore#search does, with +:files+, the number of
+        # files there were.
+        def search_tree(folder, pattern, config: nil, **options) # :nodoc:
           plan = Converters.plan(config)
           given = plan.any? { |_, names| names.include?('ruby') } ? ruby_converted(folder, plan, config) : []
-          @native.search_tree(folder, pattern, literal, ignore_case, context, max_matches, plan, given)
+          @native.search_tree(folder, { pattern:, **options }, plan, given)
         end
 
         # The text of the file at +path+ and the version it came from. A type only
@@ -26,12 +27,12 @@ module RubyLLM
           chain = Converters.native_chain(file.content_type, config:)
           return super unless chain
 
-          text, _why, version = native(file.path) { |name| @native.converted(name, chain) }
-          return [text, read_version(version)] if text
+          text, _why, *version = native(file.path) { |name| @native.converted(name, chain) }
+          return [text, read_version(*version)] if text
           # A type that holds text is read as it is when its converters give nothing.
           return super if Converters::Text.readable_type?(file.content_type)
 
-          [nil, read_version(version)]
+          [nil, read_version(*version)]
         end
 
         private

@@ -12,7 +12,8 @@ module RubyLLM
     # DIGEST_LIMIT is identified by its size and time of change instead, so that
     # reading a few lines of a large file does not read all of it.
     class Reads
-      DIGEST_LIMIT = 16 * 1024 * 1024
+      # The largest file whose version is its digest: the core's rule, for every store.
+      DIGEST_LIMIT = Native::DIGEST_LIMIT
 
       # The records of a store's threads, for tools made without a record of their
       # own: each thread gets its own, and those of finished threads are dropped.
@@ -55,11 +56,17 @@ module RubyLLM
         [:size_and_time, size, time]
       end
 
+      # The version of a file of +size+ bytes changed at +time+: the digest the
+      # block gives, asked only within DIGEST_LIMIT, else (or when it gives nil) the
+      # size and time.
+      def self.version(size, time)
+        digest = yield if size <= DIGEST_LIMIT
+        digest || size_and_time(size, time)
+      end
+
       # The version of +file+ as the store describes it now.
       def self.version_of_file(file)
-        return size_and_time(file.byte_size, file.updated_at) if file.byte_size > DIGEST_LIMIT
-
-        file.digest || size_and_time(file.byte_size, file.updated_at)
+        version(file.byte_size, file.updated_at) { file.digest }
       end
 
       # Notes that the model saw +file+ as it is, or, given the +version+ its read

@@ -3,7 +3,8 @@
 module RubyLLM
   class FileStore
     # Converted texts by file version, the least recently used dropped first. A
-    # version is the path and the digest, so a changed file is converted again.
+    # version is the path and the file's version as Reads knows it, so a changed
+    # file is converted again.
     class TextCache # :nodoc:
       def initialize(capacity)
         @capacity = capacity
@@ -32,7 +33,7 @@ module RubyLLM
       private
 
       def key_for(file)
-        [file.path, file.digest || [file.byte_size, file.updated_at]]
+        [file.path, Reads.version_of_file(file)]
       end
     end
   end

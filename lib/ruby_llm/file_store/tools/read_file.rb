@@ -10,8 +10,8 @@ module RubyLLM
         DEFAULT_CHARACTERS = 20_000
         MAX_LINE_CHARACTERS = 2000
         # The most characters one read shows, leaving room for the trailer under
-        # the ceiling of every tool result.
-        MAX_CHARACTERS = Native::MAX_RESULT_CHARS - 1000
+        # the ceiling of every tool result (the core's, which keeps it).
+        MAX_CHARACTERS = Native::MAX_READ_CHARS
         UNITS = %w[lines characters].freeze
 
         def self.description
@@ -71,36 +71,24 @@ module RubyLLM
         def lines(file, text, offset, limit)
           offset = integer(offset, 'offset', minimum: 1) || 1
           limit = integer(limit, 'limit', minimum: 1) || DEFAULT_LINES
-          slice = if text
-                    Native.read_lines(text.b, offset, limit, MAX_LINE_CHARACTERS)
-                  else
-                    store.read_lines(file.path, offset, limit, MAX_LINE_CHARACTERS)
-                  end
-          body = slice[0].chomp
-          trailer = slice[5]
-          [[body, trailer].compact.reject(&:empty?).join("\n"), slice[6]]
+          slice, version = if text
+                             [Native.read_lines(text.b, offset, limit, MAX_LINE_CHARACTERS)]
+                           else
+                             store.read_lines(file.path, offset, limit, MAX_LINE_CHARACTERS)
+                           end
+          [[slice.text.chomp, slice.trailer].compact.reject(&:empty?).join("\n"), version]
         end
 
+        # The core keeps a window within MAX_CHARACTERS and writes its trailer.
         def characters(file, text, offset, limit)
           offset = integer(offset, 'offset', minimum: 0) || 0
-          limit = [integer(limit, 'limit', minimum: 1) || DEFAULT_CHARACTERS, MAX_CHARACTERS].min
-          body, from, count, total, version = if text
-                                                Native.read_chars(text.b, offset, limit)
-                                              else
-                                                store.read_chars(file.path, offset, limit)
-                                              end
-          [[body, character_trailer(from, count, total)].compact.join("\n"), version]
-        end
-
-        def character_trailer(from, count, total)
-          last = from + count
-          return if from.zero? && total == last
-          return "[The text has #{total} characters; offset #{from} is past the end.]" if total && count.zero?
-
-          shown = "characters #{from}-#{last - 1}"
-          return "[Showing #{shown} of #{total}.]" if total == last
-
-          "[Showing #{shown}; more follow. Read on with offset: #{last}.]"
+          limit = integer(limit, 'limit', minimum: 1) || DEFAULT_CHARACTERS
+          slice, version = if text
+                             [Native.read_chars(text.b, offset, limit)]
+                           else
+                             store.read_chars(file.path, offset, limit)
+                           end
+          [[slice.text, slice.trailer].compact.join("\n"), version]
         end
       end
     end

@@ -34,19 +34,22 @@ module RubyLLM
           options = { literal: flag(literal), ignore_case: flag(ignore_case), max_matches: MAX_MATCHES,
                       context: [integer(context, 'context', minimum: 0) || 0, MAX_CONTEXT].min }
           folder = scope(path)
-          found, files = search_tree(folder, pattern, options) || search_listed(folder, pattern, options)
-          answer(pattern, found, files)
+          answer(pattern, search_tree(folder, pattern, options) || search_listed(folder, pattern, options))
         end
 
         def utf8?(pattern)
           pattern.dup.force_encoding(Encoding::UTF_8).valid_encoding?
         end
 
-        # What the model reads: the lines found, or that none were, and the files
-        # that could not be searched, with why.
-        def answer(pattern, (text, shown, total, _matched, summary, skipped, skipped_shown), files)
-          note = skipped_note(skipped, skipped_shown)
-          return [text.chomp, summary, note && "[#{note}]"].compact.join("\n") unless shown.zero? && total.zero?
+        # What the model reads of +found+ (a search with +:files+, how many files
+        # there were): the lines found, or that none were, and the files that could
+        # not be searched, with why.
+        def answer(pattern, found)
+          files, skipped = found.values_at(:files, :skipped)
+          note = skipped_note(skipped, found[:skipped_shown])
+          unless found[:shown].zero? && found[:total].zero?
+            return [found[:text].chomp, found[:summary], note && "[#{note}]"].compact.join("\n")
+          end
           return "No matches for #{brief(pattern)}: there are no files to search." if files.zero?
           return "No matches for #{brief(pattern)} in #{count(files)}." unless note
           return "No matches for #{brief(pattern)}: no file had text to search. #{note}" if files == skipped
@@ -69,7 +72,7 @@ module RubyLLM
           return unless store.respond_to?(:search_tree) && !(folder && store[folder])
 
           found = store.search_tree(folder, pattern, **options, config:)
-          raise FileNotFoundError, missing(folder) if folder && found.last.zero? && store.list(folder).empty?
+          raise FileNotFoundError, missing(folder) if folder && found[:files].zero? && store.list(folder).empty?
 
           found
         end
@@ -79,7 +82,7 @@ module RubyLLM
           files = files_in(folder)
           entries, unread = entries_for(files)
           found = store.search(entries, pattern, **options)
-          [merge_skipped(found, unread), files.size]
+          merge_skipped(found, unread).merge(files: files.size)
         end
 
         # The files left out before the search joined to those the search skipped,
@@ -87,9 +90,8 @@ module RubyLLM
         def merge_skipped(found, unread)
           return found if unread.empty?
 
-          skipped = found[5] + unread.size
-          shown = (found[6] + unread).sort_by(&:first).first(Native::MAX_SKIPPED_SHOWN)
-          found[0, 5] + [skipped, shown]
+          shown = (found[:skipped_shown] + unread).sort_by(&:first).first(Native::MAX_SKIPPED_SHOWN)
+          found.merge(skipped: found[:skipped] + unread.size, skipped_shown: shown)
         end
 
         def missing(folder)

@@ -69,8 +69,8 @@ RSpec.describe 'Document converters', :native do
   end
 
   it 'says why it read nothing' do
-    expect(RubyLLM::FileStore::Converters::Native.refusal(:convert_pdf, 'plain')).to eq('not a readable PDF: no %PDF header')
-    expect(RubyLLM::FileStore::Converters::Native.refusal(:convert_html, '<p>x')).to be_nil
+    expect(RubyLLM::FileStore::Converters::Builtin.refusal(:convert_pdf, 'plain')).to eq('not a readable PDF: no %PDF header')
+    expect(RubyLLM::FileStore::Converters::Builtin.refusal(:convert_html, '<p>x')).to be_nil
   end
 
   it 'gives read_file the text, through the registry' do

@@ -13,7 +13,7 @@ RSpec.describe 'Document converters on hostile input', :large do
   end
 
   def refusal(function, bytes)
-    RubyLLM::FileStore::Converters::Native.refusal(function, bytes)
+    RubyLLM::FileStore::Converters::Builtin.refusal(function, bytes)
   end
 
   def seconds

@@ -7,7 +7,7 @@ module RubyLLM
       # core, off the GVL, and come back as text, or as nil when the file is not one
       # the converter reads (so the next registered converter runs). Nothing raises
       # out of a converter, so a tool that reads a file never fails on its content.
-      module Native
+      module Builtin
         module_function
 
         # The text +function+ of the native core reads from +attachment+, or nil.
@@ -21,7 +21,7 @@ module RubyLLM
 
         # Why +function+ reads no text from +bytes+, or nil when it does.
         #
-        #   Converters::Native.refusal(:convert_office, File.binread("bomb.docx"))
+        #   Converters::Builtin.refusal(:convert_office, File.binread("bomb.docx"))
         #   # => "the archive uncompresses to more than 209715200 bytes"
         def refusal(function, bytes)
           FileStore::Native.public_send(function, bytes.b).last
@@ -40,7 +40,7 @@ module RubyLLM
         module_function
 
         def call(attachment)
-          Native.convert(:convert_pdf, attachment)
+          Builtin.convert(:convert_pdf, attachment)
         end
       end
 
@@ -71,7 +71,7 @@ module RubyLLM
         module_function
 
         def call(attachment)
-          Native.convert(:convert_office, attachment)
+          Builtin.convert(:convert_office, attachment)
         end
       end
 
@@ -86,7 +86,7 @@ module RubyLLM
         module_function
 
         def call(attachment)
-          Native.convert(:convert_html, attachment)
+          Builtin.convert(:convert_html, attachment)
         end
       end
     end

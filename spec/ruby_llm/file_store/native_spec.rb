@@ -1,0 +1,104 @@
+# frozen_string_literal: true
+
+require 'digest'
+
+# The native boundary: named values (Native::Slice, Native::Entry, search Hashes)
+# instead of positions, and the core's rules and limits exported once.
+RSpec.describe RubyLLM::FileStore::Native, :native do
+  include TmpDirHelper
+
+  let(:native) { described_class }
+  let(:store) { RubyLLM::FileStore::Directory.new(File.join(tmp_dir, 'store')) }
+
+  # The character trailer as read_file wrote it in Ruby before the core did.
+  def reference_trailer(from, count, total)
+    last = from + count
+    return if from.zero? && total == last
+    return "[The text has #{total} characters; offset #{from} is past the end.]" if total && count.zero?
+
+    shown = "characters #{from}-#{last - 1}"
+    return "[Showing #{shown} of #{total}.]" if total == last
+
+    "[Showing #{shown}; more follow. Read on with offset: #{last}.]"
+  end
+
+  it 'writes the character trailer as read_file always did, for every window of a short text' do
+    text = 'héllo ✓'
+    (0..9).to_a.product((1..9).to_a).each do |offset, limit|
+      slice = native.read_chars(text.b, offset, limit)
+      window = text.chars[offset, limit] || []
+      total = offset + limit >= text.length ? text.length : nil
+      expect([slice.text, slice.trailer]).to eq([window.join, reference_trailer(offset, window.size, total)]),
+                                             "offset #{offset}, limit #{limit}"
+    end
+  end
+
+  it 'keeps a character window within MAX_READ_CHARS, the result ceiling less the trailer room' do
+    expect(native::MAX_READ_CHARS).to eq(native::MAX_RESULT_CHARS - native::TRAILER_ROOM)
+    slice = native.read_chars('x' * (native::MAX_RESULT_CHARS * 2), 0, native::MAX_RESULT_CHARS * 2)
+    expect(slice.text.size).to eq(native::MAX_READ_CHARS)
+    expect(slice.trailer).to eq("[Showing characters 0-#{native::MAX_READ_CHARS - 1}; more follow. " \
+                                "Read on with offset: #{native::MAX_READ_CHARS}.]")
+  end
+
+  it 'gives a window of lines as a Slice with its trailer, and no version for bytes handed in' do
+    slice = native.read_lines("a\nb\nc\n", 2, 1, 2000)
+    expect([slice.text, slice.trailer]).to eq(["     2\tb\n", '[Showing line 2 of 3. Read on with offset: 3.]'])
+    expect([slice.digest, slice.size, slice.mtime]).to eq([nil, nil, nil])
+  end
+
+  it "gives a folder read's version: the digest up to DIGEST_LIMIT, then only the size and time" do
+    store.write('small.txt', "one\ntwo\n")
+    small = store.instance_variable_get(:@native).read_lines('small.txt', 1, 1, 2000)
+    expect(small.digest).to eq(Digest::SHA256.hexdigest("one\ntwo\n"))
+    expect(small.size).to eq(8)
+    expect(small.mtime).to eq([File.mtime(File.join(store.local_root, 'small.txt')).to_i,
+                               File.mtime(File.join(store.local_root, 'small.txt')).nsec])
+
+    store.write('large.txt', "#{'x' * 99}\n" * ((native::DIGEST_LIMIT / 100) + 1))
+    large, version = store.read_lines('large.txt', 1, 1, 2000)
+    expect(large.digest).to be_nil
+    expect(version).to eq(RubyLLM::FileStore::Reads.version_of_file(store['large.txt']))
+    expect(version.first).to eq(:size_and_time)
+    expect(RubyLLM::FileStore::Reads::DIGEST_LIMIT).to eq(native::DIGEST_LIMIT)
+  end
+
+  it 'lists files as Entries with readers, sharing one frozen String per content type' do
+    store.write('a.md', '# A')
+    store.write('b.md', '# B')
+    entries = store.instance_variable_get(:@native).list(nil)
+    expect(entries.map(&:class).uniq).to eq([described_class::Entry])
+    expect(entries.map(&:path)).to eq(%w[a.md b.md])
+    expect(entries.map(&:size)).to eq([3, 3])
+    expect(entries.map(&:digest)).to eq([nil, nil])
+    types = entries.map(&:content_type)
+    expect(types.first).to be_frozen
+    expect(types.first).to equal(types.last)
+    expect(store['a.md'].digest).to eq(Digest::SHA256.hexdigest('# A'))
+  end
+
+  it 'searches with an options Hash and gives a Hash, naming a missing option' do
+    found = native.search([['a.txt', "x\ny\nx\n"]], { pattern: 'x', max_matches: 1 })
+    expect(found).to include(text: "a.txt:1: x\n", shown: 1, total: 2, files_matched: 1, skipped: 0,
+                             skipped_shown: [])
+    expect(found[:summary]).to match(/1 of 2/)
+    expect { native.search([], { max_matches: 1 }) }.to raise_error(ArgumentError, 'search option pattern is missing')
+    expect { native.search([], { pattern: 'x', max_matches: 'many' }) }
+      .to raise_error(ArgumentError, /search option max_matches/)
+  end
+
+  it 'tells which types hold text by the one rule of the core' do
+    kinds = %w[text/plain application/json image/svg+xml image/png audio/mpeg application/zip] +
+            ['', 'application/octet-stream']
+    expect(kinds.map { |type| native.text_type(type) }).to eq([:text, :text, :text, false, false, false,
+                                                               :unknown, :unknown])
+    expect(kinds.map { |type| RubyLLM::FileStore::Converters::Text.readable_type?(type) })
+      .to eq(kinds.map { |type| native.text_type(type) })
+  end
+
+  it 'leaves FileStore::Native unshadowed inside Converters' do
+    expect(RubyLLM::FileStore::Converters.const_defined?(:Native, false)).to be(false)
+    expect(RubyLLM::FileStore::Converters::Builtin.refusal(:convert_pdf, 'plain'))
+      .to eq('not a readable PDF: no %PDF header')
+  end
+end
