@@ -1,15 +1,22 @@
 //! The binding's value conversions, in one place: Ruby values to the core's
-//! inputs (bytes, paths, search options and inputs), and the core's results to
-//! Ruby values (search results, text kinds).
+//! inputs (bytes, paths, search options and inputs, converter plans, run limits),
+//! and the core's results to Ruby values (search results, text kinds, runs).
 
+use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use magnus::{
     exception, prelude::*, Error, IntoValue, RArray, RHash, RString, Ruby, Symbol, TryConvert,
     Value,
 };
 
+use file_store_core::convert::Kind;
+use file_store_core::run::{Limits, Outcome};
+use file_store_core::search::tree::{Given, Plan, Step};
 use file_store_core::search::{self, SearchInput, SearchOptions, SearchOutput, Source};
+
+use crate::snapshot::Snapshot;
 
 /// The bytes of `content`, copied, because another Ruby thread may change the string
 /// while the GVL is released.
@@ -104,4 +111,108 @@ pub fn text_kind(ruby: &Ruby, holds_text: Option<bool>) -> Value {
         None => Symbol::new("unknown").into_value_with(ruby),
         Some(false) => ruby.qfalse().as_value(),
     }
+}
+
+/// The limit `name` from `limits`, or `default` when it is not there.
+fn limit<T: TryConvert>(ruby: &Ruby, limits: RHash, name: &str, default: T) -> Result<T, Error> {
+    match limits.get(ruby.to_symbol(name)) {
+        None => Ok(default),
+        Some(value) => T::try_convert(value)
+            .map_err(|e| Error::new(ruby.exception_arg_error(), format!("limit {name}: {e}"))),
+    }
+}
+
+/// The limits of a run from its timeout and a Hash of any of `Limits`' other
+/// fields by name, each missing one at its default.
+pub fn run_limits(ruby: &Ruby, timeout: f64, limits: RHash) -> Result<Limits, Error> {
+    if !(timeout.is_finite() && timeout > 0.0) {
+        return Err(Error::new(
+            ruby.exception_arg_error(),
+            format!("timeout must be a positive number of seconds, not {timeout}"),
+        ));
+    }
+    let d = Limits::default();
+    Ok(Limits {
+        timeout: Duration::from_secs_f64(timeout),
+        cpu_seconds: limit(ruby, limits, "cpu_seconds", d.cpu_seconds)?,
+        cpu_percent: limit(ruby, limits, "cpu_percent", d.cpu_percent)?,
+        memory_bytes: limit(ruby, limits, "memory_bytes", d.memory_bytes)?,
+        tmp_bytes: limit(ruby, limits, "tmp_bytes", d.tmp_bytes)?,
+        file_bytes: limit(ruby, limits, "file_bytes", d.file_bytes)?,
+        processes: limit(ruby, limits, "processes", d.processes)?,
+        output_bytes: limit(ruby, limits, "output_bytes", d.output_bytes)?,
+        digest_bytes: limit(ruby, limits, "digest_bytes", d.digest_bytes)?,
+    })
+}
+
+/// How a run ended, as a Hash, with the folder's snapshots from before and after.
+pub fn outcome(ruby: &Ruby, outcome: Outcome) -> Result<RHash, Error> {
+    let hash = ruby.hash_new();
+    let set = |key: &str, value: Value| hash.aset(ruby.to_symbol(key), value);
+    set("exit_code", ruby.into_value(outcome.exit_code))?;
+    set("signal", ruby.into_value(outcome.signal))?;
+    set("timed_out", ruby.into_value(outcome.timed_out))?;
+    set("stdout", ruby.into_value(outcome.stdout))?;
+    set("stderr", ruby.into_value(outcome.stderr))?;
+    set("stdout_bytes", ruby.into_value(outcome.stdout_bytes))?;
+    set("stderr_bytes", ruby.into_value(outcome.stderr_bytes))?;
+    set("seconds", ruby.into_value(outcome.elapsed.as_secs_f64()))?;
+    set(
+        "processes_limited",
+        ruby.into_value(outcome.processes_limited),
+    )?;
+    set("memory_limited", ruby.into_value(outcome.memory_limited))?;
+    set("cpu_limited", ruby.into_value(outcome.cpu_limited))?;
+    set("uid", ruby.into_value(outcome.uid))?;
+    set("notes", ruby.into_value(outcome.notes))?;
+    set("before", ruby.into_value(Snapshot(outcome.before)))?;
+    set("after", ruby.into_value(Snapshot(outcome.after)))?;
+    Ok(hash)
+}
+
+/// The plan of `registry`, an Array of `[key, [name, ...]]` where a name is a
+/// built-in converter's (`"pdf"`, `"office"`, `"html"`) or anything else for a
+/// converter of Ruby's.
+pub fn plan(registry: RArray) -> Result<Plan, Error> {
+    let mut entries = Vec::with_capacity(registry.len());
+    for entry in registry.into_iter() {
+        let (key, names): (String, Vec<String>) = TryConvert::try_convert(entry)?;
+        let steps = names
+            .iter()
+            .map(|name| Kind::named(name).map_or(Step::Caller, Step::Native))
+            .collect();
+        entries.push((key, steps));
+    }
+    Ok(Plan::new(entries))
+}
+
+/// A chain of built-in converters by name.
+pub fn chain(ruby: &Ruby, names: Vec<String>) -> Result<Vec<Kind>, Error> {
+    names
+        .iter()
+        .map(|name| {
+            Kind::named(name).ok_or_else(|| {
+                Error::new(
+                    ruby.exception_arg_error(),
+                    format!("{name:?} is no built-in converter: pdf, office or html"),
+                )
+            })
+        })
+        .collect()
+}
+
+/// The texts Ruby's converters gave, from `given`, an Array of `[path, text,
+/// why]` (text nil and why given when there is none).
+pub fn given_texts(given: RArray) -> Result<HashMap<String, Given>, Error> {
+    let mut texts: HashMap<String, Given> = HashMap::with_capacity(given.len());
+    for entry in given.into_iter() {
+        let (path, text, why): (String, Option<RString>, Option<String>) =
+            TryConvert::try_convert(entry)?;
+        let text = match text {
+            Some(text) => Ok(Arc::from(owned_bytes(text))),
+            None => Err(why.unwrap_or_else(|| "has no text".into())),
+        };
+        texts.insert(path, text);
+    }
+    Ok(texts)
 }

@@ -34,7 +34,7 @@ pub struct Directory {
 
 /// Runs `work` on the root off the GVL and maps its error. Work that an interrupt
 /// stopped without raising (a signal trap that returns) runs again.
-pub fn off_gvl<T: Send>(
+fn off_gvl<T: Send>(
     ruby: &Ruby,
     work: impl Fn() -> file_store_core::Result<T> + Sync,
 ) -> Result<T, Error> {

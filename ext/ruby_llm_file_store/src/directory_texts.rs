@@ -2,16 +2,15 @@
 //! registry names, and its converted texts: the core converts, caches and searches,
 //! off the GVL, and Ruby hands over only the texts of its own converters.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
-use magnus::{method, prelude::*, Error, RArray, RClass, RHash, RString, Ruby, TryConvert};
+use magnus::{method, prelude::*, Error, RArray, RClass, RHash, Ruby};
 
-use file_store_core::convert::{cache, Kind};
-use file_store_core::search::tree::{self, Given, Plan, Step};
+use file_store_core::convert::cache;
+use file_store_core::search::tree;
 use file_store_core::version::Version;
 
-use crate::convert::{self, owned_bytes, StorePath};
+use crate::convert::{self, StorePath};
 use crate::directory::Directory;
 use crate::errors;
 use crate::nogvl::nogvl_abandonable;
@@ -21,37 +20,6 @@ pub fn define(class: &RClass) -> Result<(), Error> {
     class.define_method("caller_paths", method!(caller_paths, 2))?;
     class.define_method("converted", method!(converted, 2))?;
     Ok(())
-}
-
-/// The plan of `registry`, an Array of `[key, [name, ...]]` where a name is a
-/// built-in converter's (`"pdf"`, `"office"`, `"html"`) or anything else for a
-/// converter of Ruby's.
-fn plan(registry: RArray) -> Result<Plan, Error> {
-    let mut entries = Vec::with_capacity(registry.len());
-    for entry in registry.into_iter() {
-        let (key, names): (String, Vec<String>) = TryConvert::try_convert(entry)?;
-        let steps = names
-            .iter()
-            .map(|name| Kind::named(name).map_or(Step::Caller, Step::Native))
-            .collect();
-        entries.push((key, steps));
-    }
-    Ok(Plan::new(entries))
-}
-
-/// A chain of built-in converters by name.
-fn chain(ruby: &Ruby, names: Vec<String>) -> Result<Vec<Kind>, Error> {
-    names
-        .iter()
-        .map(|name| {
-            Kind::named(name).ok_or_else(|| {
-                Error::new(
-                    ruby.exception_arg_error(),
-                    format!("{name:?} is no built-in converter: pdf, office or html"),
-                )
-            })
-        })
-        .collect()
 }
 
 /// Searches every file inside the folder `prefix` (or all) as `options` says (see
@@ -69,17 +37,8 @@ fn search_tree(
 ) -> Result<RHash, Error> {
     let prefix = prefix.map(|prefix| prefix.0);
     let options = convert::search_options(ruby, options)?;
-    let plan = Arc::new(plan(registry)?);
-    let mut texts: HashMap<String, Given> = HashMap::with_capacity(given.len());
-    for entry in given.into_iter() {
-        let (path, text, why): (String, Option<RString>, Option<String>) =
-            TryConvert::try_convert(entry)?;
-        let text = match text {
-            Some(text) => Ok(Arc::from(owned_bytes(text))),
-            None => Err(why.unwrap_or_else(|| "has no text".into())),
-        };
-        texts.insert(path, text);
-    }
+    let plan = Arc::new(convert::plan(registry)?);
+    let texts = convert::given_texts(given)?;
     let root = Arc::new(
         rb_self
             .root()
@@ -106,7 +65,7 @@ fn caller_paths(
     registry: RArray,
 ) -> Result<Vec<String>, Error> {
     let prefix = prefix.map(|prefix| prefix.0);
-    let plan = plan(registry)?;
+    let plan = convert::plan(registry)?;
     let root = rb_self
         .root()
         .try_clone()
@@ -138,7 +97,7 @@ fn converted(
     Error,
 > {
     let path = path.0;
-    let chain = chain(ruby, names)?;
+    let chain = convert::chain(ruby, names)?;
     let root = rb_self
         .root()
         .try_clone()

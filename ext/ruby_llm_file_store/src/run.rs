@@ -2,13 +2,12 @@
 //! the mount links, and copy mode's run folders.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
-use magnus::{function, Error, RHash, RModule, Ruby, TryConvert, Value};
+use magnus::{function, Error, RHash, RModule, Ruby};
 
-use file_store_core::run::{self, folder, mounts, Limits, Spec};
+use file_store_core::run::{self, folder, mounts, Spec};
 
-use crate::{errors, nogvl::nogvl, snapshot::Snapshot};
+use crate::{convert, errors, nogvl::nogvl};
 
 pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
     native.define_module_function("run", function!(run_code, 6))?;
@@ -19,15 +18,6 @@ pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
     native.define_module_function("mount_link", function!(mount_link, 3))?;
     native.define_module_function("mount_unlink", function!(mount_unlink, 4))?;
     Ok(())
-}
-
-/// The limit `name` from `limits`, or `default` when it is not there.
-fn limit<T: TryConvert>(ruby: &Ruby, limits: RHash, name: &str, default: T) -> Result<T, Error> {
-    match limits.get(ruby.to_symbol(name)) {
-        None => Ok(default),
-        Some(value) => T::try_convert(value)
-            .map_err(|e| Error::new(ruby.exception_arg_error(), format!("limit {name}: {e}"))),
-    }
 }
 
 /// Runs `argv` in `dir` with the GVL released and returns a Hash of how it ended,
@@ -43,24 +33,7 @@ fn run_code(
     timeout: f64,
     limits: RHash,
 ) -> Result<RHash, Error> {
-    if !(timeout.is_finite() && timeout > 0.0) {
-        return Err(Error::new(
-            ruby.exception_arg_error(),
-            format!("timeout must be a positive number of seconds, not {timeout}"),
-        ));
-    }
-    let d = Limits::default();
-    let limits = Limits {
-        timeout: Duration::from_secs_f64(timeout),
-        cpu_seconds: limit(ruby, limits, "cpu_seconds", d.cpu_seconds)?,
-        cpu_percent: limit(ruby, limits, "cpu_percent", d.cpu_percent)?,
-        memory_bytes: limit(ruby, limits, "memory_bytes", d.memory_bytes)?,
-        tmp_bytes: limit(ruby, limits, "tmp_bytes", d.tmp_bytes)?,
-        file_bytes: limit(ruby, limits, "file_bytes", d.file_bytes)?,
-        processes: limit(ruby, limits, "processes", d.processes)?,
-        output_bytes: limit(ruby, limits, "output_bytes", d.output_bytes)?,
-        digest_bytes: limit(ruby, limits, "digest_bytes", d.digest_bytes)?,
-    };
+    let limits = convert::run_limits(ruby, timeout, limits)?;
     let spec = Spec {
         argv,
         dir: PathBuf::from(dir),
@@ -69,27 +42,7 @@ fn run_code(
         limits,
     };
     let outcome = nogvl(ruby, move || run::run(&spec))?.map_err(|e| errors::map(ruby, e))?;
-    let hash = ruby.hash_new();
-    let set = |key: &str, value: Value| hash.aset(ruby.to_symbol(key), value);
-    set("exit_code", ruby.into_value(outcome.exit_code))?;
-    set("signal", ruby.into_value(outcome.signal))?;
-    set("timed_out", ruby.into_value(outcome.timed_out))?;
-    set("stdout", ruby.into_value(outcome.stdout))?;
-    set("stderr", ruby.into_value(outcome.stderr))?;
-    set("stdout_bytes", ruby.into_value(outcome.stdout_bytes))?;
-    set("stderr_bytes", ruby.into_value(outcome.stderr_bytes))?;
-    set("seconds", ruby.into_value(outcome.elapsed.as_secs_f64()))?;
-    set(
-        "processes_limited",
-        ruby.into_value(outcome.processes_limited),
-    )?;
-    set("memory_limited", ruby.into_value(outcome.memory_limited))?;
-    set("cpu_limited", ruby.into_value(outcome.cpu_limited))?;
-    set("uid", ruby.into_value(outcome.uid))?;
-    set("notes", ruby.into_value(outcome.notes))?;
-    set("before", ruby.into_value(Snapshot(outcome.before)))?;
-    set("after", ruby.into_value(Snapshot(outcome.after)))?;
-    Ok(hash)
+    convert::outcome(ruby, outcome)
 }
 
 /// Mounts a tmpfs of `bytes` on the empty folder `dir`; false where the app may

@@ -83,14 +83,10 @@ module RubyLLM
       # no converter takes its type, and the type is not text or, for a type that
       # says nothing, the first bytes (which it yields the number of, for the caller
       # to read) hold a NUL. So a 50 GB disk image is answered from its first 8 KB.
-      def never_text?(type, size, config: nil)
+      def never_text?(type, size, config: nil, &head)
         return false if type.nil? || registered?(type, config:)
 
-        case Text.readable_type?(type)
-        when :text then false
-        when :unknown then size.positive? && yield(SNIFF_BYTES).include?("\0")
-        else true
-        end
+        !Text.text_file?(type, size, &head)
       end
 
       # +bytes+ as an attachment a converter or a model takes.
@@ -118,6 +114,17 @@ module RubyLLM
           case readable_type?(type)
           when :text then true
           when :unknown then !attachment.content.to_s.include?("\0")
+          else false
+          end
+        end
+
+        # Whether a file of +type+ and +size+ is text as it is: its type holds text,
+        # or says nothing and the first SNIFF_BYTES (which it yields the number of,
+        # for the caller to read) hold no NUL byte.
+        def text_file?(type, size)
+          case readable_type?(type)
+          when :text then true
+          when :unknown then size.zero? || !Native.binary?(yield(SNIFF_BYTES))
           else false
           end
         end

@@ -74,7 +74,7 @@ RSpec.describe 'Sweeping the leftovers of crashed writes', :native do
       puts "ready #{Process.pid}"
       $stdout.flush
       $stdin.gets
-      puts writer.commit[1]
+      puts writer.commit.size
     RUBY
     RubyLLM.file_store.directory(root).write('doc.txt', 'old content')
     Open3.popen2('unshare', '--user', '--map-root-user', '--pid', '--fork',

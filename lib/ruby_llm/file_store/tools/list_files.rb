@@ -46,9 +46,13 @@ module RubyLLM
 
           case Converters::Text.readable_type?(type)
           when :text then nil
-          when :unknown then 'binary' if file.byte_size.positive? && Native.binary?(store.head(file.path, 8192))
+          when :unknown then 'binary' unless text_file?(file, type)
           else 'no text converter'
           end
+        end
+
+        def text_file?(file, type)
+          Converters::Text.text_file?(type, file.byte_size) { |bytes| store.head(file.path, bytes) }
         end
 
         def empty(folder)

@@ -6,7 +6,6 @@ module RubyLLM
       # How a file reads as text: its own bytes, a converter's text, the file itself
       # for a model with vision, or not at all.
       class TextSource
-        SNIFF_BYTES = 8192
         SEEN_AS_FILES = %w[image/ application/pdf].freeze
 
         # Why a file is left out of a search: a predicate, "has no text converter".
@@ -47,11 +46,7 @@ module RubyLLM
         private
 
         def raw?(file, type)
-          readable = Converters::Text.readable_type?(type)
-          return false unless readable
-          return true if file.byte_size.zero?
-
-          !Native.binary?(@store.head(file.path, SNIFF_BYTES))
+          Converters::Text.text_file?(type, file.byte_size) { |bytes| @store.head(file.path, bytes) }
         end
 
         def seen_as_file?(type)
