@@ -1,5 +1,7 @@
 //! Text slicing for reading files: binary detection, numbered line windows
-//! (`cat -n` style) and character windows, all streaming in constant memory.
+//! (`cat -n` style, `lines`) and character windows (`chars`), all streaming in
+//! constant memory over a lossy UTF-8 decoder (`utf8`), and what `read_file`
+//! shows of them with their trailers under the result ceiling (`shown`).
 
 use std::borrow::Cow;
 
