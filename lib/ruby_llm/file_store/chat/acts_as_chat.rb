@@ -18,8 +18,8 @@ module RubyLLM
     #   chat.ruby_llm_chat_files                  # the rows
     #
     # ruby_llm loads acts_as_chat when Active Record loads (its railtie), so the
-    # Railtie below installs this after it; outside Rails, call ActsAsChat.install once
-    # ruby_llm's ActsAs is included in ActiveRecord::Base.
+    # gem's Railtie (railtie.rb) installs this after it; outside Rails, call
+    # ActsAsChat.install once ruby_llm's ActsAs is included in ActiveRecord::Base.
     module ActsAsChat
       NOT_GIVEN = Object.new.freeze
       REMOVED = Object.new.freeze
@@ -37,8 +37,10 @@ module RubyLLM
         #   file_store                                  # the chat's files, shared by everyone in it
         #   file_store owner: -> { user }, spill_to_file: 20_000
         #   file_store -> { RubyLLM.file_store.directory("tmp/chats/#{id}") }
-        def file_store(store = NOT_GIVEN, spill_to_file: NOT_GIVEN, owner: nil)
-          given = { store:, spill_to_file:, owner: }.reject { |_, value| value.equal?(NOT_GIVEN) || value.nil? }
+        #   file_store extra_tools: [:glob_files]
+        def file_store(store = NOT_GIVEN, spill_to_file: NOT_GIVEN, owner: nil, extra_tools: NOT_GIVEN)
+          given = { store:, spill_to_file:, owner:, extra_tools: }
+                  .reject { |_, value| value.equal?(NOT_GIVEN) || value.nil? }
           @file_store_declaration = store.nil? ? REMOVED : given.freeze
           file_store_declaration
         end
@@ -172,22 +174,13 @@ module RubyLLM
                 else
                   RubyLLM.file_store.active_storage(record, owner: evaluate(record, declaration[:owner]))
                 end
-        [store, declaration.slice(:spill_to_file)]
+        [store, declaration.slice(:spill_to_file, :extra_tools)]
       end
 
       def evaluate(record, value)
         return value unless value.is_a?(Proc)
 
         value.arity.zero? ? record.instance_exec(&value) : record.instance_exec(record, &value)
-      end
-    end
-
-    if defined?(::Rails::Railtie)
-      # Installs ActsAsChat after ruby_llm's own Active Record initializer.
-      class Railtie < ::Rails::Railtie
-        initializer 'ruby_llm_file_store.acts_as_chat', after: 'ruby_llm.active_record' do
-          ActiveSupport.on_load(:active_record) { RubyLLM::FileStore::ActsAsChat.install }
-        end
       end
     end
   end

@@ -21,16 +21,18 @@ module RubyLLM
 
       # Declares the store of each chat; nil removes a parent agent's. +owner:+, a
       # value or a lambda, is passed on for stores that keep files per person;
-      # +attachments:+ (:full or :lines) as with_file_store takes it.
-      # Without arguments, returns the declaration.
-      def file_store(store = NOT_GIVEN, spill_to_file: NOT_GIVEN, owner: nil, attachments: NOT_GIVEN)
+      # +attachments:+ (:full or :lines) and +extra_tools:+ as with_file_store takes
+      # them. Without arguments, returns the declaration.
+      def file_store(store = NOT_GIVEN, spill_to_file: NOT_GIVEN, owner: nil, attachments: NOT_GIVEN,
+                     extra_tools: NOT_GIVEN)
         Seams.check!
-        if [store, spill_to_file, attachments].all? { |given| given.equal?(NOT_GIVEN) } && owner.nil?
+        options = { spill_to_file:, attachments:, extra_tools: }
+        if store.equal?(NOT_GIVEN) && options.values.all? { |given| given.equal?(NOT_GIVEN) } && owner.nil?
           declaration = file_store_declaration
           return declaration.equal?(REMOVED) ? nil : declaration
         end
 
-        @file_store_declaration = store.nil? ? REMOVED : { store:, spill_to_file:, owner:, attachments: }
+        @file_store_declaration = store.nil? ? REMOVED : { store:, owner:, **options }
       end
 
       def apply_configuration(chat, input_values:, persist_instructions:) # :nodoc:
@@ -54,7 +56,7 @@ module RubyLLM
         arguments = []
         arguments << evaluate(declaration[:store], runtime) unless declaration[:store].equal?(NOT_GIVEN)
         options = {}
-        %i[spill_to_file attachments].each do |option|
+        %i[spill_to_file attachments extra_tools].each do |option|
           options[option] = declaration[option] unless declaration.fetch(option, NOT_GIVEN).equal?(NOT_GIVEN)
         end
         options[:owner] = evaluate(declaration[:owner], runtime) if declaration[:owner]

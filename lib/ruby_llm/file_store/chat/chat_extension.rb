@@ -4,7 +4,7 @@ require 'pathname'
 
 module RubyLLM
   class FileStore
-    # Chat#with_file_store and what it changes: the five tools, the per-request view
+    # Chat#with_file_store and what it changes: the file tools, the per-request view
     # of the messages, and long tool results spilled to files.
     module ChatExtension
       NOT_GIVEN = Object.new.freeze
@@ -30,16 +30,22 @@ module RubyLLM
       # needs with read_file and search_files, from the first question on).
       #
       #   chat.with_file_store(attachments: :lines)
-      def with_file_store(store = NOT_GIVEN, spill_to_file: 10_000, owner: nil, attachments: :full)
+      #
+      # +extra_tools+ names tools offered only on request, beside the five, such as
+      # :glob_files (paths matching a glob); an unknown name raises ArgumentError.
+      #
+      #   chat.with_file_store(store, extra_tools: [:glob_files])
+      def with_file_store(store = NOT_GIVEN, spill_to_file: 10_000, owner: nil, attachments: :full, extra_tools: [])
         Seams.check!
         refuse_owner(owner) if owner
         mode = check_attachments(attachments)
+        extra = Tools.on_request(extra_tools).map(&:tool_name)
         store = default_file_store if store.equal?(NOT_GIVEN)
         detach_file_store
         return self if store.nil?
 
         @file_store_attachments = mode
-        attach_file_store(coerce_file_store(store), check_spill_limit(spill_to_file))
+        attach_file_store(coerce_file_store(store), check_spill_limit(spill_to_file), extra)
         self
       end
 
@@ -112,12 +118,12 @@ module RubyLLM
         raise ArgumentError, "spill_to_file takes a number of characters or false, not #{limit.inspect}"
       end
 
-      def attach_file_store(store, spill)
+      def attach_file_store(store, spill, extra)
         @file_store = store
         @file_store_spill = spill
         @file_store_keeper = AttachmentKeeper.new(store, method(:file_written))
         @file_store_tools = ChatTools.for(store, config: @config, on_write: method(:file_written),
-                                                 code: -> { @tools.key?(:run_code) })
+                                                 code: -> { @tools.key?(:run_code) }, extra:)
         with_tools(*@file_store_tools)
       end
 

@@ -28,7 +28,7 @@ module RubyLLM
 
       # The CodeRunner behind run_code, or nil.
       def code_runner
-        @code_tool&.instance_variable_get(:@runner)
+        @code_tool&.plain_tool&.runner
       end
     end
   end

@@ -4,8 +4,9 @@ module RubyLLM
   class FileStore
     # The messages as one request sends them: attachments of the latest question in
     # full (none with attachments: :lines), every earlier attachment and every file
-    # a tool returned as one line, and read_file results in full only until the
-    # next question. The chat's own messages are never changed; this builds copies.
+    # a tool returned as one line, and the results of read_file (declared
+    # <tt>shown: :until_next_question</tt>) in full only until the next question.
+    # The chat's own messages are never changed; this builds copies.
     #
     # What it sends for a message depends only on the message and on whether a
     # question came after it, so a request starts with the whole previous request
@@ -65,7 +66,7 @@ module RubyLLM
       def tool_view(message, index, call, answered:)
         return message unless Seams.text_content?(message)
 
-        if call&.name.to_s == 'read_file'
+        if Tools.shown_until_next_question?(call&.name)
           return forget_read(message, call) if answered
 
           @changing << index
@@ -106,8 +107,8 @@ module RubyLLM
 
       def forget_read(message, call)
         arguments = (call.arguments || {}).transform_keys(&:to_s)
-        rebuild(message, ["[read_file showed #{arguments['path']}#{range(arguments)}. It is no longer shown; " \
-                          'read it again with read_file when you need it.]'], [])
+        rebuild(message, ["[#{call.name} showed #{arguments['path']}#{range(arguments)}. It is no longer shown; " \
+                          "read it again with #{call.name} when you need it.]"], [])
       end
 
       def range(arguments)

@@ -86,8 +86,11 @@ module RubyLLM
         return unless blob
 
         in_use = ::ActiveStorage::Attachment.where(blob_id: blob.id).select(:blob_id)
-        Interrupts.deferred do
-          deleted = ChatLock.writing(self) { ::ActiveStorage::Blob.where(id: blob.id).where.not(id: in_use).delete_all }
+        machinery = RubyLLM::FileStore::RailsStore
+        machinery::Interrupts.deferred do
+          deleted = machinery::ChatLock.writing(self) do
+            ::ActiveStorage::Blob.where(id: blob.id).where.not(id: in_use).delete_all
+          end
           # A blob whose row is gone already (rolled back with the write that made it)
           # still has its file on the service.
           blob.delete if deleted.positive? || !::ActiveStorage::Blob.exists?(blob.id)

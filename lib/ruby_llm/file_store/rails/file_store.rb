@@ -11,7 +11,7 @@ require_relative 'sqlite_wait'
 require_relative 'upload'
 require_relative 'view'
 
-RubyLLM::ActiveRecord::SQLiteWait.hook!
+RubyLLM::FileStore::RailsStore::SQLiteWait.hook!
 
 module RubyLLM
   module ActiveRecord
@@ -33,7 +33,7 @@ module RubyLLM
     #
     #   store.write("contract.pdf", message.attachment)
     class FileStore < RubyLLM::FileStore
-      include Tidying
+      include RailsStore::Tidying
 
       # The chat record, and the owner record or nil.
       attr_reader :chat, :owner
@@ -42,7 +42,7 @@ module RubyLLM
         super()
         @chat = saved_record(chat, 'chat')
         @owner = owner && saved_record(owner, 'owner')
-        @view = View.new(@chat, [ChatFile.key_for(@owner), ''].uniq)
+        @view = RailsStore::View.new(@chat, [ChatFile.key_for(@owner), ''].uniq)
         self.max_file_size = max_file_size
         ChatFiles.add_to(@chat.class)
         ChatFile.require_table!
@@ -75,7 +75,7 @@ module RubyLLM
       # bytes behind.
       def write(path, content, content_type: nil)
         path = FileStore.path(path)
-        upload = Upload.new(path, content, content_type)
+        upload = RailsStore::Upload.new(path, content, content_type)
         row = nil
         begin
           db { refuse_overlap(path) }
@@ -95,14 +95,14 @@ module RubyLLM
         blob = deleted = nil
         deleted = with_lock do
           row = @view.row_at(path)
-          raise ArgumentError, "#{path} is a folder, not a file" if row.nil? && @view.folder?(path)
+          raise RubyLLM::FileStore.folder_not_file(path) if row.nil? && @view.folder?(path)
 
           blob = touching(row&.file_blob)
           row&.destroy!
           row&.stored_file
         end
       ensure
-        Interrupts.deferred { tidy_after(blob) } if deleted.nil?
+        RailsStore::Interrupts.deferred { tidy_after(blob) } if deleted.nil?
       end
 
       # Runs the block in a database transaction holding a lock on the chat's row, so
@@ -111,7 +111,7 @@ module RubyLLM
       # only when it returns: an exception, a throw, +break+ or +return+,
       # Timeout.timeout and Thread#kill undo all of it.
       def with_lock(&block)
-        tidying { ChatLock.hold(@chat, &block) }
+        tidying { RailsStore::ChatLock.hold(@chat, &block) }
       end
 
       # The text a converter made of this version of +file+, from the row.
@@ -128,9 +128,9 @@ module RubyLLM
 
       # What this store keeps for an attachment of the conversation, given its +bytes+
       # and their SHA-256 +digest+: the blob of the chat's message that holds them, to
-      # share; +bytes+; or nil for another owner's file (see AttachmentSource).
+      # share; +bytes+; or nil for another owner's file (see RailsStore::AttachmentSource).
       def attachment_content(bytes, digest) # :nodoc:
-        db { AttachmentSource.new(@chat, @owner).content(bytes, digest) }
+        db { RailsStore::AttachmentSource.new(@chat, @owner).content(bytes, digest) }
       end
 
       def inspect # :nodoc:
@@ -148,12 +148,12 @@ module RubyLLM
 
       # Each call takes a connection only for as long as it runs, so threads that use a
       # store, such as tools run concurrently, hand theirs back to the pool. One an
-      # interrupt left (see Interrupts.dropping_if_cut) may be cut off mid-query, so it is
-      # dropped rather than handed to the next thread.
+      # interrupt left (see RailsStore::Interrupts.dropping_if_cut) may be cut off
+      # mid-query, so it is dropped rather than handed to the next thread.
       def db(&block)
         ChatFile.connection_pool.with_connection do |connection|
-          SQLiteWait.adopt(connection, ChatFile)
-          Interrupts.dropping_if_cut(connection, &block)
+          RailsStore::SQLiteWait.adopt(connection, ChatFile)
+          RailsStore::Interrupts.dropping_if_cut(connection, &block)
         end
       end
 
@@ -172,10 +172,10 @@ module RubyLLM
       end
 
       def refuse_overlap(path)
-        raise ArgumentError, "#{path} is a folder, not a file" if @view.folder?(path, @view.own_scope)
+        raise RubyLLM::FileStore.folder_not_file(path) if @view.folder?(path, @view.own_scope)
 
         parent = @view.own_file_among_parents(path)
-        raise ArgumentError, "#{parent} is a file, not a folder" if parent
+        raise RubyLLM::FileStore.file_not_folder(parent) if parent
       end
     end
   end

@@ -10,7 +10,7 @@ RSpec.describe 'acts_as_chat with a declared store', :acts_as_chat, :rails, :rub
   include_context 'a scripted server for chat records'
 
   let(:dana) { User.create!(name: "Dana #{SecureRandom.hex(4)}") }
-  let(:pdf_path) { File.expand_path('../../fixtures/documents/report.pdf', __dir__) }
+  let(:pdf_path) { File.expand_path('../../../fixtures/documents/report.pdf', __dir__) }
   let(:pdf) { File.binread(pdf_path) }
 
   # A Chat model of the application's, declaring the store of its records.

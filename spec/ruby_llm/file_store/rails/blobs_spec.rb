@@ -3,7 +3,7 @@
 RSpec.describe 'RubyLLM::ActiveRecord::FileStore blobs', :rails do
   let(:chat) { Chat.create!(model_id: 'gpt-4.1-mini') }
   let(:store) { RubyLLM.file_store.active_storage(chat) }
-  let(:pdf) { File.binread(File.expand_path('../../fixtures/report.pdf', __dir__)) }
+  let(:pdf) { File.binread(File.expand_path('../../../fixtures/report.pdf', __dir__)) }
 
   def message_with_attachment(chat, bytes = pdf)
     Chat.find(chat.id).messages.create!(content: 'see attached').tap do |message|

@@ -6,7 +6,7 @@ require 'rbconfig'
 # In a fresh Ruby, since this one has Active Record and Active Storage loaded.
 RSpec.describe 'RubyLLM.file_store.active_storage without Rails' do
   def run_ruby(code)
-    lib = File.expand_path('../../../lib', __dir__)
+    lib = File.expand_path('../../../../lib', __dir__)
     output, status = Open3.capture2e(RbConfig.ruby, '-I', lib, '-e', code)
     expect(status).to be_success, output
     output

@@ -152,7 +152,7 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore writes interrupted', :rails do
         raw.exec('CREATE TEMPORARY TABLE in_flight_probe (id integer)')
         raw.send_query('COMMIT')
         expect(raw.transaction_status).to eq(PG::PQTRANS_ACTIVE)
-        expect(RubyLLM::ActiveRecord::Atomically.open_in_database?(connection)).to be(false)
+        expect(RubyLLM::FileStore::RailsStore::Atomically.open_in_database?(connection)).to be(false)
         expect(raw.exec('SELECT count(*) FROM in_flight_probe').getvalue(0, 0).to_i).to eq(0)
       ensure
         raw.exec('DROP TABLE IF EXISTS in_flight_probe')

@@ -26,7 +26,7 @@ at_exit { FileUtils.rm_rf(ROOT) }
 (ENV['RAILS_PATH'] || '').split(':').each do |set|
   Dir[File.join(set, '*', 'lib')].each { |lib| $LOAD_PATH.unshift(lib) }
 end
-$LOAD_PATH.unshift File.expand_path('../../../../lib', __dir__)
+$LOAD_PATH.unshift File.expand_path('../../../../../lib', __dir__)
 
 FileUtils.mkdir_p(File.join(ROOT, 'config'))
 FileUtils.mkdir_p(File.join(ROOT, 'app', 'models'))
@@ -78,7 +78,7 @@ Dir[File.join(ActiveStorage::Engine.root, 'db', 'migrate', '*.rb')].each do |fil
   (ActiveRecord::Migration.descendants - before).each { |migration| migration.new.migrate(:up) }
 end
 template = File.expand_path(
-  '../../../../lib/generators/ruby_llm_file_store/templates/create_ruby_llm_chat_files.rb.tt', __dir__
+  '../../../../../lib/generators/ruby_llm_file_store/templates/create_ruby_llm_chat_files.rb.tt', __dir__
 )
 migration_version = "[#{ActiveRecord::Migration.current_version}]"
 migration_class_name = 'CreateRubyLLMChatFiles' # read by the template
