@@ -246,4 +246,4 @@ require_relative 'file_store/rails'
 require_relative 'file_store/tools'
 require_relative 'file_store/chat_tools'
 require_relative 'file_store/code_runner'
-require_relative 'file_store/ruby_llm' if defined?(RubyLLM::Chat)
+require_relative 'file_store/chat' if defined?(RubyLLM::Chat)

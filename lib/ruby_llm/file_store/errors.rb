@@ -42,5 +42,19 @@ module RubyLLM # :nodoc:
 
     # A path longer than a file system takes: over 4,096 bytes, or a part over 255.
     class PathTooLongError < ArgumentError; end
+
+    # The ArgumentError a store raises when +path+, asked for as a file, is a folder:
+    # every store words it the same, so the model reads one message whatever keeps
+    # the files.
+    #
+    #   raise FileStore.folder_not_file(path) if folder?(path)
+    def self.folder_not_file(path) # :nodoc:
+      ArgumentError.new("#{path} is a folder, not a file")
+    end
+
+    # The ArgumentError a store raises when +path+, asked for as a folder, is a file.
+    def self.file_not_folder(path) # :nodoc:
+      ArgumentError.new("#{path} is a file, not a folder")
+    end
   end
 end

@@ -56,7 +56,7 @@ module RubyLLM
       def delete(path) # :nodoc:
         path = FileStore.path(path)
         @mutex.synchronize do
-          raise ArgumentError, "#{path} is a folder, not a file" if @folders.key?(path)
+          raise FileStore.folder_not_file(path) if @folders.key?(path)
 
           entry = @files.delete(path)
           add_folders(path, -1) if entry
@@ -79,10 +79,10 @@ module RubyLLM
       end
 
       def refuse_overlap(path)
-        raise ArgumentError, "#{path} is a folder, not a file" if @folders.key?(path)
+        raise FileStore.folder_not_file(path) if @folders.key?(path)
 
         each_folder(path) do |folder|
-          raise ArgumentError, "#{folder} is a file, not a folder" if @files.key?(folder)
+          raise FileStore.file_not_folder(folder) if @files.key?(folder)
         end
       end
 

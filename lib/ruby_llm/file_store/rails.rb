@@ -22,18 +22,27 @@ module RubyLLM
       missing = active_storage_missing
       raise ConfigurationError, "#{what} needs Active Record and Active Storage: #{missing}" if missing
     end
+
+    # The machinery of the Active Storage store, in lib/ruby_llm/file_store/rails/:
+    # its lock on the chat's row, uploads, the rows a store sees, interrupts and
+    # SQLite's waits. Its public classes keep their names under RubyLLM::ActiveRecord
+    # (an application's tables name ChatFile). Not called Rails: a constant of
+    # FileStore is one of every store's, so a store an application writes
+    # (<tt>class BucketStore < RubyLLM::FileStore</tt>) would find it for Rails.root.
+    module RailsStore # :nodoc:
+      autoload :SQLiteWait, File.expand_path('rails/sqlite_wait', __dir__)
+    end
   end
 
-  # Chat files in Rails: RubyLLM::ActiveRecord::FileStore and ChatFile, loaded on first
-  # use so that requiring the gem loads no part of Rails early.
+  # Chat files in Rails: RubyLLM::ActiveRecord::FileStore, ChatFile and ChatFiles,
+  # loaded on first use so that requiring the gem loads no part of Rails early.
   module ActiveRecord
-    autoload :ChatFile, File.expand_path('../active_record/chat_file', __dir__)
-    autoload :ChatFiles, File.expand_path('../active_record/chat_files', __dir__)
-    autoload :FileStore, File.expand_path('../active_record/file_store', __dir__)
-    autoload :SQLiteWait, File.expand_path('../active_record/sqlite_wait', __dir__)
+    autoload :ChatFile, File.expand_path('rails/chat_file', __dir__)
+    autoload :ChatFiles, File.expand_path('rails/chat_files', __dir__)
+    autoload :FileStore, File.expand_path('rails/file_store', __dir__)
   end
 end
 
 # SQLite connections wait for a busy database without stopping the process's other
 # threads (see SQLiteWait), from the first connection on when Rails is loaded first.
-RubyLLM::ActiveRecord::SQLiteWait.hook! if defined?(ActiveSupport.on_load)
+RubyLLM::FileStore::RailsStore::SQLiteWait.hook! if defined?(ActiveSupport.on_load)

@@ -10,6 +10,9 @@ module RubyLLM
         # with a line of text about it.
         FileResult = Struct.new(:text, :attachment)
 
+        # Each tool declares itself with +tool+ (see Declaration).
+        extend Declaration
+
         attr_reader :store, :config
 
         # +on_write+ receives each StoredFile the tool writes; +code+, when given,

@@ -6,20 +6,18 @@ module RubyLLM
       # edit_file: replaces one exact span of a file the model has read, changing no
       # other byte.
       class EditFile < Base
-        def self.description
-          'Replaces old_text with new_text in a file of this chat. old_text must match exactly one place ' \
-            '(include surrounding lines to pick one), or pass replace_all: true. Read the file first.'
-        end
-
-        def self.parameters
-          {
-            path: { type: 'string', description: 'The file to edit.' },
-            old_text: { type: 'string', description: 'The exact text to replace, as read_file shows it ' \
-                                                     '(without the line numbers).' },
-            new_text: { type: 'string', description: 'The text to put in its place.' },
-            replace_all: { type: 'boolean', required: false, description: 'Replace every place old_text matches.' }
-          }
-        end
+        tool 'edit_file', offered: :by_default, order: 5,
+                          description: 'Replaces old_text with new_text in a file of this chat. old_text must ' \
+                                       'match exactly one place (include surrounding lines to pick one), or pass ' \
+                                       'replace_all: true. Read the file first.',
+                          parameters: {
+                            path: { type: 'string', description: 'The file to edit.' },
+                            old_text: { type: 'string', description: 'The exact text to replace, as read_file ' \
+                                                                     'shows it (without the line numbers).' },
+                            new_text: { type: 'string', description: 'The text to put in its place.' },
+                            replace_all: { type: 'boolean', required: false,
+                                           description: 'Replace every place old_text matches.' }
+                          }
 
         private
 

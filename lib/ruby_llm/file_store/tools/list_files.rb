@@ -8,15 +8,14 @@ module RubyLLM
       class ListFiles < Base
         MAX_LINES = 1000
 
-        def self.description
-          "Lists this chat's files, one line each: path (content type, size). Pass path to list one folder. " \
-            'A file with no text to search says why, like "(image/png, 3 KB; no text converter)".'
-        end
-
-        def self.parameters
-          { path: { type: 'string', description: 'A folder to list, like "reports". Leave out for every file.',
-                    required: false } }
-        end
+        tool 'list_files', offered: :by_default, order: 1,
+                           description: "Lists this chat's files, one line each: path (content type, size). " \
+                                        'Pass path to list one folder. A file with no text to search says why, ' \
+                                        'like "(image/png, 3 KB; no text converter)".',
+                           parameters: {
+                             path: { type: 'string', description: 'A folder to list, like "reports". ' \
+                                                                  'Leave out for every file.', required: false }
+                           }
 
         private
 

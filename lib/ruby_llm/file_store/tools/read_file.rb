@@ -14,21 +14,21 @@ module RubyLLM
         MAX_CHARACTERS = Native::MAX_READ_CHARS
         UNITS = %w[lines characters].freeze
 
-        def self.description
-          'Reads a file of this chat as text: numbered lines from offset (1-based), at most limit lines ' \
-            '(default 2000), or characters with unit "characters". PDFs and other formats are read through ' \
-            'converters; an image comes back as the file itself.'
-        end
-
-        def self.parameters
-          {
-            path: { type: 'string', description: 'The file, like "reports/q3.pdf".' },
-            offset: { type: 'integer', required: false,
-                      description: 'Lines: the first line to show (1-based). Characters: how many to skip.' },
-            limit: { type: 'integer', required: false, description: 'How many lines or characters to show at most.' },
-            unit: { type: 'string', required: false, description: '"lines" (the default) or "characters".' }
-          }
-        end
+        tool 'read_file', offered: :by_default, order: 2, shown: :until_next_question,
+                          description: 'Reads a file of this chat as text: numbered lines from offset (1-based), ' \
+                                       'at most limit lines (default 2000), or characters with unit "characters". ' \
+                                       'PDFs and other formats are read through converters; an image comes back ' \
+                                       'as the file itself.',
+                          parameters: {
+                            path: { type: 'string', description: 'The file, like "reports/q3.pdf".' },
+                            offset: { type: 'integer', required: false,
+                                      description: 'Lines: the first line to show (1-based). ' \
+                                                   'Characters: how many to skip.' },
+                            limit: { type: 'integer', required: false,
+                                     description: 'How many lines or characters to show at most.' },
+                            unit: { type: 'string', required: false,
+                                    description: '"lines" (the default) or "characters".' }
+                          }
 
         private
 

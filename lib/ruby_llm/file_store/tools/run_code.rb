@@ -9,27 +9,31 @@ module RubyLLM
       #   tool = RubyLLM::FileStore::Tools::RunCode.new(runner)
       #   tool.call(language: "python", code: "print(1)")
       class RunCode < Base
-        def self.description(runner = nil)
-          where = if runner.nil? || runner.workspace?
-                    "It runs in the folder holding this chat's files: it reads them where they are, " \
-                      'and what it writes there is in the chat\'s files at once.'
-                  else
-                    'It runs in an empty folder: name the files it reads in files (find them with list_files) ' \
-                      'and they are copied in at the same paths. What it writes is saved to the chat\'s files.'
-                  end
-          "Runs code in a sandbox with no network. #{where} Print what you need to see; " \
-            'the result lists the files the run created or changed. Read a chart back with read_file.'
-        end
-
-        def self.parameters(runner = nil)
-          languages = runner ? runner.languages : CodeRunner::LANGUAGES
-          {
-            language: { type: 'string', description: "One of: #{languages.join(', ')}." },
-            code: { type: 'string', description: 'The program to run.' },
-            files: { type: 'array', required: false,
-                     description: 'Paths of the chat\'s files (or folders) the code reads, copied in before it runs.' }
-          }
-        end
+        # The description and the languages depend on the runner (nil: a workspace
+        # runner with every language).
+        tool 'run_code', offered: :with_code_execution,
+                         description: lambda { |runner|
+                           where = if runner.nil? || runner.workspace?
+                                     "It runs in the folder holding this chat's files: it reads them where they " \
+                                       "are, and what it writes there is in the chat's files at once."
+                                   else
+                                     'It runs in an empty folder: name the files it reads in files (find them ' \
+                                       'with list_files) and they are copied in at the same paths. What it writes ' \
+                                       "is saved to the chat's files."
+                                   end
+                           "Runs code in a sandbox with no network. #{where} Print what you need to see; " \
+                             'the result lists the files the run created or changed. Read a chart back with read_file.'
+                         },
+                         parameters: lambda { |runner|
+                           languages = runner ? runner.languages : CodeRunner::LANGUAGES
+                           {
+                             language: { type: 'string', description: "One of: #{languages.join(', ')}." },
+                             code: { type: 'string', description: 'The program to run.' },
+                             files: { type: 'array', required: false,
+                                      description: "Paths of the chat's files (or folders) the code reads, " \
+                                                   'copied in before it runs.' }
+                           }
+                         }
 
         attr_reader :runner
 

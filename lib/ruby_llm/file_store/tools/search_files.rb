@@ -9,20 +9,22 @@ module RubyLLM
         MAX_MATCHES = 200
         MAX_CONTEXT = 20
 
-        def self.description
-          'Searches the text of this chat\'s files, like grep: lines as path:line: text. pattern is a regular ' \
-            'expression unless literal is true. PDFs and other formats are searched through converters.'
-        end
-
-        def self.parameters
-          {
-            pattern: { type: 'string', description: 'A regular expression (Rust syntax), or text with literal: true.' },
-            path: { type: 'string', required: false, description: 'A folder or file to search. Leave out for all.' },
-            literal: { type: 'boolean', required: false, description: 'Match pattern as plain text.' },
-            ignore_case: { type: 'boolean', required: false, description: 'Ignore letter case.' },
-            context: { type: 'integer', required: false, description: 'Lines to show before and after each match.' }
-          }
-        end
+        tool 'search_files', offered: :by_default, order: 3,
+                             description: "Searches the text of this chat's files, like grep: lines as " \
+                                          'path:line: text. pattern is a regular expression unless literal is ' \
+                                          'true. PDFs and other formats are searched through converters.',
+                             parameters: {
+                               pattern: { type: 'string',
+                                          description: 'A regular expression (Rust syntax), ' \
+                                                       'or text with literal: true.' },
+                               path: { type: 'string', required: false,
+                                       description: 'A folder or file to search. Leave out for all.' },
+                               literal: { type: 'boolean', required: false,
+                                          description: 'Match pattern as plain text.' },
+                               ignore_case: { type: 'boolean', required: false, description: 'Ignore letter case.' },
+                               context: { type: 'integer', required: false,
+                                          description: 'Lines to show before and after each match.' }
+                             }
 
         private
 

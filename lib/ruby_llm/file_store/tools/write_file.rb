@@ -5,16 +5,13 @@ module RubyLLM
     module Tools
       # write_file: creates a file, or replaces one the model has read as it is now.
       class WriteFile < Base
-        def self.description
-          'Creates a file in this chat\'s files, or replaces one. Read a file with read_file before replacing it.'
-        end
-
-        def self.parameters
-          {
-            path: { type: 'string', description: 'The file to write, like "notes/summary.md".' },
-            content: { type: 'string', description: 'The whole content of the file.' }
-          }
-        end
+        tool 'write_file', offered: :by_default, order: 4,
+                           description: "Creates a file in this chat's files, or replaces one. Read a file with " \
+                                        'read_file before replacing it.',
+                           parameters: {
+                             path: { type: 'string', description: 'The file to write, like "notes/summary.md".' },
+                             content: { type: 'string', description: 'The whole content of the file.' }
+                           }
 
         private
 

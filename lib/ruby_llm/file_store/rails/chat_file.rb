@@ -1,0 +1,136 @@
+# frozen_string_literal: true
+
+RubyLLM::FileStore.require_active_storage!('RubyLLM::ActiveRecord::ChatFile')
+
+module RubyLLM
+  module ActiveRecord
+    # A chat's file: a row of ruby_llm_chat_files with the path, the owner (nil for a
+    # file everyone in the chat sees), content type, size, SHA-256 digest and the text
+    # a converter made of it, and the bytes in the Active Storage attachment +file+.
+    #
+    #   chat.ruby_llm_chat_files.shared.with_attached_file
+    #
+    # Blobs are shared: a file written from a message's attachment points at that
+    # attachment's blob. So the attachment is declared with <tt>dependent: false</tt>
+    # and a row purges a blob itself, after its transaction commits, and only when no
+    # other attachment uses it.
+    #
+    # An application that encrypts what the model reads encrypts the text too (Rails 7+):
+    #
+    #   Rails.application.config.to_prepare do
+    #     RubyLLM::ActiveRecord::ChatFile.encrypts :text
+    #   end
+    class ChatFile < ::ActiveRecord::Base
+      self.table_name = 'ruby_llm_chat_files'
+
+      # The columns are NOT NULL and the store always sets the chat, so no query per
+      # save checks that it exists.
+      belongs_to :chat, polymorphic: true, optional: true
+      belongs_to :owner, polymorphic: true, optional: true
+      has_one_attached :file, dependent: false
+
+      before_save { self.owner_key = ChatFile.key_of(owner_type, owner_id) }
+      # Before has_one_attached's own callback destroys the attachment, and the link with it.
+      before_destroy(prepend: true) { @blob_to_purge = file_blob }
+      after_commit :purge_unused_blob
+      after_rollback :purge_uploaded_blob
+
+      # Files without an owner, which every store of the chat sees.
+      scope :shared, -> { where(owner_key: '') }
+      # The files of +owner+.
+      scope :owned_by, ->(owner) { where(owner_key: key_for(owner)) }
+      # Every column but the text, which can be long and is read only when asked for.
+      scope :without_text, -> { select(column_names - ['text']) }
+
+      # The owner_key of +owner+: "" for none, "User/42" for a User.
+      def self.key_for(owner)
+        owner ? key_of(owner.class.polymorphic_name, owner.id) : ''
+      end
+
+      def self.key_of(type, id) # :nodoc:
+        type.nil? || id.nil? ? '' : "#{type}/#{id}"
+      end
+
+      # Points the row at +blob+ with the file's metadata. +uploaded+ says the blob was
+      # made for this row, so it is purged if the row is never saved.
+      def replace_content(blob, uploaded:, content_type:, byte_size:, digest:) # :nodoc:
+        previous = file_blob if persisted?
+        @blob_to_purge = previous if previous && previous != blob
+        @uploaded_blob = blob if uploaded
+        self.file = blob
+        assign_attributes(content_type:, byte_size:, digest:, text: nil)
+        self
+      end
+
+      # Keeps +text+ as what a converter made of this version, without touching
+      # updated_at (an edit compares it for files too large to digest). Saved through
+      # the model, so an application's <tt>encrypts :text</tt> applies.
+      def keep_text(text) # :nodoc:
+        self.text = text
+        save!(touch: false)
+      end
+
+      # The row as the store hands it out.
+      def stored_file
+        StoredFile.new(path:, byte_size:, content_type:, digest:, updated_at:)
+      end
+
+      # Purges +blob+ unless an attachment still uses it: one statement deletes the
+      # row only where no attachment points at it, so the check and the delete are one
+      # step on every database without a transaction held around them (on SQLite, a
+      # transaction open here made Active Storage's own purge jobs, whose deferred
+      # transactions read before they write, fail with SQLite3::BusyException), then
+      # the file goes from the service. Timeout and Thread#kill wait for both, so the
+      # row never goes without its file, nor the file without its row.
+      def self.purge_if_unused(blob)
+        return unless blob
+
+        in_use = ::ActiveStorage::Attachment.where(blob_id: blob.id).select(:blob_id)
+        machinery = RubyLLM::FileStore::RailsStore
+        machinery::Interrupts.deferred do
+          deleted = machinery::ChatLock.writing(self) do
+            ::ActiveStorage::Blob.where(id: blob.id).where.not(id: in_use).delete_all
+          end
+          # A blob whose row is gone already (rolled back with the write that made it)
+          # still has its file on the service.
+          blob.delete if deleted.positive? || !::ActiveStorage::Blob.exists?(blob.id)
+        end
+      rescue ::ActiveRecord::InvalidForeignKey
+        # A row of Active Storage's points at it (a variant's): its own purge removes
+        # those, and does nothing if the blob was attached meanwhile.
+        blob.purge
+      end
+
+      # Raises RubyLLM::ConfigurationError, naming the generators to run, unless the
+      # table exists. Once it does, it is not asked again.
+      def self.require_table!
+        return if table_ready?
+
+        raise RubyLLM::ConfigurationError,
+              "The table #{table_name} does not exist yet: run bin/rails generate ruby_llm_file_store:install " \
+              '(ruby_llm_file_store:upgrade in an application that has ruby_llm\'s tables already), ' \
+              'then bin/rails db:migrate'
+      end
+
+      # Whether the table exists, asked of the database until it does (a missing table
+      # is not remembered, so a migration run meanwhile is seen).
+      def self.table_ready?
+        @table_ready ||= connection_pool.with_connection { |connection| connection.table_exists?(table_name) }
+      end
+
+      private
+
+      def purge_unused_blob
+        blob = @blob_to_purge
+        @blob_to_purge = @uploaded_blob = nil
+        ChatFile.purge_if_unused(blob)
+      end
+
+      def purge_uploaded_blob
+        blob = @uploaded_blob
+        @blob_to_purge = @uploaded_blob = nil
+        ChatFile.purge_if_unused(blob)
+      end
+    end
+  end
+end

@@ -1,0 +1,182 @@
+# frozen_string_literal: true
+
+RubyLLM::FileStore.require_active_storage!('RubyLLM::ActiveRecord::FileStore')
+
+require_relative 'chat_file'
+require_relative 'chat_files'
+require_relative 'attachment_source'
+require_relative 'chat_lock'
+require_relative 'tidying'
+require_relative 'sqlite_wait'
+require_relative 'upload'
+require_relative 'view'
+
+RubyLLM::FileStore::RailsStore::SQLiteWait.hook!
+
+module RubyLLM
+  module ActiveRecord
+    # Keeps a chat's files in Active Storage, each a row of ruby_llm_chat_files
+    # (RubyLLM::ActiveRecord::ChatFile) with its bytes on whatever service the
+    # application uses. The chat is any saved record; destroying it destroys its files.
+    #
+    #   store = RubyLLM.file_store.active_storage(chat)
+    #   store.write("brief.md", "# Brief")
+    #
+    # With an owner, the store writes files for that owner and sees the owner's files
+    # and the files without an owner, the owner's first where both have a path. Without
+    # one it sees only the files without an owner:
+    #
+    #   mine = RubyLLM.file_store.active_storage(chat, owner: Current.user)
+    #
+    # Content may also be an Active Storage blob or attachment, which the file then
+    # shares instead of copying:
+    #
+    #   store.write("contract.pdf", message.attachment)
+    class FileStore < RubyLLM::FileStore
+      include RailsStore::Tidying
+
+      # The chat record, and the owner record or nil.
+      attr_reader :chat, :owner
+
+      def initialize(chat, owner: nil, max_file_size: nil)
+        super()
+        @chat = saved_record(chat, 'chat')
+        @owner = owner && saved_record(owner, 'owner')
+        @view = RailsStore::View.new(@chat, [ChatFile.key_for(@owner), ''].uniq)
+        self.max_file_size = max_file_size
+        ChatFiles.add_to(@chat.class)
+        ChatFile.require_table!
+      end
+
+      def list(prefix = nil) # :nodoc:
+        folder = prefix && "#{FileStore.path(prefix)}/"
+        db { @view.rows(folder) }.sort_by(&:path).map(&:stored_file)
+      end
+
+      def [](path) # :nodoc:
+        path = FileStore.path(path)
+        db { @view.row_at(path) }&.stored_file
+      end
+
+      def read(path) # :nodoc:
+        path = FileStore.path(path)
+        db do
+          row = @view.row_at(path) || raise(FileNotFoundError, "No file at #{path}")
+          row.file.download.force_encoding(Encoding::BINARY)
+        end
+      end
+
+      # Writes +content+ (a String, an IO, or an Active Storage blob or attachment to
+      # share) for this store's owner. The bytes are uploaded before the chat is locked,
+      # so a large upload holds no lock; the blob's row and the file's row are made
+      # after, in one transaction, so two processes writing one path leave one row
+      # holding one of the two contents. A write stopped any way (an error,
+      # Timeout.timeout, Thread#kill) leaves the old file whole and no blob, row or
+      # bytes behind.
+      def write(path, content, content_type: nil)
+        path = FileStore.path(path)
+        upload = RailsStore::Upload.new(path, content, content_type)
+        row = nil
+        begin
+          db { refuse_overlap(path) }
+          db { upload.upload! }
+          touching(upload.uploaded_blob)
+          row = with_lock { save_row(path, upload) }
+        ensure
+          finish(upload, saved: !row.nil?)
+        end
+        row.stored_file
+      end
+
+      # Deletes the file this store sees at +path+: the owner's when there is one (a
+      # shared file of the same path then shows again), or else the shared one.
+      def delete(path)
+        path = FileStore.path(path)
+        blob = deleted = nil
+        deleted = with_lock do
+          row = @view.row_at(path)
+          raise RubyLLM::FileStore.folder_not_file(path) if row.nil? && @view.folder?(path)
+
+          blob = touching(row&.file_blob)
+          row&.destroy!
+          row&.stored_file
+        end
+      ensure
+        RailsStore::Interrupts.deferred { tidy_after(blob) } if deleted.nil?
+      end
+
+      # Runs the block in a database transaction holding a lock on the chat's row, so
+      # processes, and threads of a Puma or Sidekiq process, that share the chat do not
+      # interleave their edits. Reentrant. What the block writes and deletes is kept
+      # only when it returns: an exception, a throw, +break+ or +return+,
+      # Timeout.timeout and Thread#kill undo all of it.
+      def with_lock(&block)
+        tidying { RailsStore::ChatLock.hold(@chat, &block) }
+      end
+
+      # The text a converter made of this version of +file+, from the row.
+      def cached_text(file)
+        db { text_row(file)&.text }
+      end
+
+      # Keeps +text+ in the row of this version of +file+, without touching updated_at.
+      def cache_text(file, text)
+        # Under the lock, so a file replaced meanwhile does not get the old text.
+        with_lock { text_row(file)&.keep_text(text) }
+        text
+      end
+
+      # What this store keeps for an attachment of the conversation, given its +bytes+
+      # and their SHA-256 +digest+: the blob of the chat's message that holds them, to
+      # share; +bytes+; or nil for another owner's file (see RailsStore::AttachmentSource).
+      def attachment_content(bytes, digest) # :nodoc:
+        db { RailsStore::AttachmentSource.new(@chat, @owner).content(bytes, digest) }
+      end
+
+      def inspect # :nodoc:
+        "#<#{self.class.name} #{@chat.class.name} #{@chat.id}#{" owner: #{@owner.class.name} #{@owner.id}" if @owner}>"
+      end
+
+      private
+
+      def saved_record(record, name)
+        return record if record.is_a?(::ActiveRecord::Base) && record.persisted?
+
+        raise ArgumentError, "the #{name} of an Active Storage file store must be a saved Active Record record, " \
+                             "not #{record.inspect}"
+      end
+
+      # Each call takes a connection only for as long as it runs, so threads that use a
+      # store, such as tools run concurrently, hand theirs back to the pool. One an
+      # interrupt left (see RailsStore::Interrupts.dropping_if_cut) may be cut off
+      # mid-query, so it is dropped rather than handed to the next thread.
+      def db(&block)
+        ChatFile.connection_pool.with_connection do |connection|
+          RailsStore::SQLiteWait.adopt(connection, ChatFile)
+          RailsStore::Interrupts.dropping_if_cut(connection, &block)
+        end
+      end
+
+      def text_row(file)
+        file.digest && @view.row_at(file.path, @view.scope.where(digest: file.digest))
+      end
+
+      def save_row(path, upload)
+        refuse_overlap(path)
+        row = @view.own_row_at(path) || ChatFile.new(chat: @chat, owner: @owner, path:)
+        upload.replaced = touching(row.file_blob) if row.persisted?
+        row.replace_content(upload.blob, uploaded: upload.uploaded?, content_type: upload.content_type,
+                                         byte_size: upload.byte_size, digest: upload.digest)
+        row.save!
+        row
+      end
+
+      def refuse_overlap(path)
+        raise RubyLLM::FileStore.folder_not_file(path) if @view.folder?(path, @view.own_scope)
+
+        parent = @view.own_file_among_parents(path)
+        raise RubyLLM::FileStore.file_not_folder(parent) if parent
+      end
+    end
+  end
+end

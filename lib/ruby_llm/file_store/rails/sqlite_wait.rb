@@ -1,0 +1,98 @@
+# frozen_string_literal: true
+
+module RubyLLM
+  class FileStore # :nodoc:
+    module RailsStore
+      # How a SQLite connection waits for a database another connection is writing.
+      #
+      # Active Record gives a SQLite connection its +timeout+ as SQLite's busy timeout,
+      # which the sqlite3 gem waits out without releasing Ruby's global lock: one thread
+      # waiting for the database freezes every thread of the process, the one holding the
+      # database included, so the wait always runs to the timeout and ends in
+      # SQLite3::BusyException. Puma's threads and the :async Active Job adapter's share
+      # one process, so this is where they meet. Here the connection waits the same
+      # +timeout+ in a busy handler that sleeps in Ruby, letting the holder finish, and
+      # lets Rails load or reload code meanwhile (as Rails' own waits do), so a thread
+      # that autoloads while holding the database is not stuck behind the waiter.
+      module SQLiteWait
+        # Sleeps between tries grow to this, so a waiter notices a free database soon
+        # without spinning.
+        LONGEST_SLEEP = 0.005
+
+        # Replaces busy_timeout in every SQLite connection Active Record opens.
+        module Adapter
+          private
+
+          def configure_connection
+            super
+            SQLiteWait.install(@raw_connection || @connection, @config[:timeout])
+          end
+        end
+
+        module_function
+
+        # Makes SQLite3Adapter use the handler, now or once it loads.
+        def hook!
+          return if @hooked || !defined?(::ActiveSupport.on_load)
+
+          @hooked = true
+          ::ActiveSupport.on_load(:active_record_sqlite3adapter) { prepend(SQLiteWait::Adapter) }
+        end
+
+        # Gives +connection+ (an Active Record connection of +klass+'s pool) the handler
+        # if it was opened before the hook was in place.
+        def adopt(connection, klass)
+          return unless sqlite?(klass)
+
+          raw = connection.raw_connection
+          install(raw, klass.connection_pool.db_config.configuration_hash[:timeout]) unless
+            raw.instance_variable_get(:@ruby_llm_file_store_wait)
+        end
+
+        def sqlite?(klass)
+          klass.connection_pool.db_config.adapter.to_s.match?(/sqlite/i)
+        end
+
+        # Sets on +raw+ (a SQLite3::Database) a busy handler that waits up to +timeout+
+        # milliseconds, sleeping in Ruby. Without a timeout, the connection is left as
+        # configured.
+        def install(raw, timeout)
+          milliseconds = Integer(timeout.to_s, exception: false)
+          return unless milliseconds && raw.respond_to?(:busy_handler)
+
+          raw.instance_variable_set(:@ruby_llm_file_store_wait, true)
+          limit = milliseconds / 1000.0
+          started = nil
+          raw.busy_handler do |count|
+            now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+            started = now if count.zero? || started.nil?
+            next false if now - started >= limit
+
+            pause([0.0005 * (count + 1), LONGEST_SLEEP, limit - (now - started)].min)
+            true
+          end
+        end
+
+        def pause(seconds)
+          LoadInterlock.permit { sleep(seconds) }
+        end
+      end
+
+      # Rails' code-loading lock: a thread that waits while it could be holding what a
+      # loading thread needs lets loading proceed meanwhile.
+      module LoadInterlock # :nodoc:
+        module_function
+
+        def permit(&block)
+          interlock = defined?(::ActiveSupport::Dependencies.interlock) && ::ActiveSupport::Dependencies.interlock
+          interlock ? interlock.permit_concurrent_loads(&block) : yield
+        end
+
+        # Enters +monitor+, waiting (if it must) with loading permitted.
+        def enter(monitor)
+          permit { monitor.enter } unless monitor.try_enter
+        end
+      end
+    end
+  end
+end

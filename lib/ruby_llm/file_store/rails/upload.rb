@@ -1,0 +1,149 @@
+# frozen_string_literal: true
+
+require 'digest/sha2'
+require 'stringio'
+require 'tempfile'
+
+module RubyLLM
+  class FileStore # :nodoc:
+    module RailsStore
+      # The content of one write, measured before it reaches the database: its size,
+      # SHA-256 digest, content type and blob. A String or an IO becomes a new blob; an
+      # Active Storage blob, or an attachment of one, is kept as it is, so a message's
+      # attachment and the chat's file share one copy.
+      class Upload # :nodoc:
+        CHUNK = 1024 * 1024
+        HEAD = 512
+
+        attr_reader :byte_size, :digest, :content_type
+        # The blob of the version this write replaces, once known.
+        attr_accessor :replaced
+
+        def initialize(path, content, content_type)
+          @path = path
+          @shared = shared_blob(content)
+          if @shared
+            measure_blob(@shared)
+          else
+            @io = spool(content)
+          end
+          @content_type = content_type || RubyLLM::FileStore::Native.content_type(path, @head)
+        end
+
+        # Whether the blob is one this write uploads (not an existing one it shares).
+        def uploaded?
+          @shared.nil?
+        end
+
+        # Sends the bytes of a new blob to the service, holding no lock and making no
+        # row: a blob's row is made only once its bytes are all there (see #blob), so an
+        # upload interrupted or failed leaves no row, and the store tidies what it sent.
+        def upload!
+          return if @shared || @blob
+
+          @blob = ::ActiveStorage::Blob.build_after_unfurling(
+            io: @io, filename: File.basename(@path), content_type: @content_type, identify: false
+          )
+          @blob.upload_without_unfurling(@io)
+          close
+        end
+
+        # The blob, saved: the shared one, or the one #upload! sent, whose row is made
+        # now, in the transaction of the write that uses it, so a rollback takes it too.
+        def blob
+          return @shared if @shared
+          raise ArgumentError, "the content of #{@path} was not uploaded" unless @blob
+
+          ChatLock.writing(::ActiveStorage::Blob) { @blob.save! } if @blob.new_record?
+          @blob
+        end
+
+        def close
+          @io.close! if @io.respond_to?(:close!)
+        end
+
+        # The blob this write uploads, once #upload! has begun; nil for a shared one.
+        def uploaded_blob
+          @blob if uploaded?
+        end
+
+        # Removes +blob+ if nothing uses it: its row (and bytes) when no attachment
+        # does, its bytes alone when it has no row. For what a write or a with_lock
+        # stopped halfway leaves; a blob in use stays.
+        def self.tidy(blob)
+          if blob.id && ::ActiveStorage::Blob.exists?(blob.id)
+            RubyLLM::ActiveRecord::ChatFile.purge_if_unused(blob)
+          else
+            blob.service.delete(blob.key)
+          end
+        end
+
+        private
+
+        def shared_blob(content)
+          case content
+          when ::ActiveStorage::Blob then content
+          when ::ActiveStorage::Attachment then content.blob
+          when ::ActiveStorage::Attached::One
+            content.attachment&.blob || raise(ArgumentError,
+                                              "content for #{@path} is an attachment with no file attached")
+          end
+        end
+
+        # An existing blob is read once, in chunks, for the digest the store promises
+        # (Active Storage keeps only an MD5).
+        def measure_blob(blob)
+          sha = Digest::SHA256.new
+          @head = String.new(encoding: Encoding::BINARY)
+          blob.download do |chunk|
+            @head << chunk.byteslice(0, HEAD - @head.bytesize) if @head.bytesize < HEAD
+            sha << chunk
+          end
+          @byte_size = blob.byte_size
+          @digest = sha.hexdigest
+        end
+
+        def spool(content)
+          return string_io(content) if content.is_a?(String)
+
+          unless content.respond_to?(:read)
+            raise ArgumentError, "content for #{@path} must be a String, an IO or an Active Storage blob, " \
+                                 "not #{content.class}"
+          end
+
+          tempfile(content)
+        end
+
+        def string_io(content)
+          bytes = content.b
+          @byte_size = bytes.bytesize
+          @digest = Digest::SHA256.hexdigest(bytes)
+          @head = bytes.byteslice(0, HEAD)
+          StringIO.new(bytes)
+        end
+
+        # An IO is copied to a temporary file while it is measured, so a 200 MB upload
+        # is never held in memory and the service gets a file it can rewind.
+        def tempfile(io)
+          sha = Digest::SHA256.new
+          file = Tempfile.new('ruby_llm_chat_file', binmode: true)
+          @head = String.new(encoding: Encoding::BINARY)
+          buffer = String.new(capacity: CHUNK, encoding: Encoding::BINARY)
+          while io.read(CHUNK, buffer)
+            @head << buffer.byteslice(0, HEAD - @head.bytesize) if @head.bytesize < HEAD
+            sha << buffer
+            file.write(buffer)
+          end
+          @byte_size = file.size
+          @digest = sha.hexdigest
+          file.flush
+          file.rewind
+          spooled = file
+        ensure
+          # Removed on any way out but success: an error, a Timeout, Thread#kill.
+          file&.close! unless spooled
+        end
+      end
+    end
+  end
+end

@@ -1,0 +1,73 @@
+# frozen_string_literal: true
+
+module RubyLLM
+  class FileStore # :nodoc:
+    module RailsStore
+      # The rows of ruby_llm_chat_files one store sees: its owner's and the chat's shared
+      # ones, one per path, the owner's first. Every query is scoped to the chat and those
+      # owner keys, so no store reads another owner's row even by path.
+      class View # :nodoc:
+        # +keys+: the owner_key the store writes, then the shared key "" when different.
+        def initialize(chat, keys)
+          @chat = chat
+          @keys = keys
+        end
+
+        # The scope of every row this view may see.
+        def scope
+          RubyLLM::ActiveRecord::ChatFile.where(chat_type: @chat.class.polymorphic_name, chat_id: @chat.id,
+                                                owner_key: @keys)
+        end
+
+        # The rows inside +folder+ (with its trailing slash), or all of them.
+        def rows(folder = nil)
+          found = scope.without_text
+          found = found.where(inside(folder)) if folder
+          preferred(found.to_a.select { |row| folder.nil? || row.path.start_with?(folder) })
+        end
+
+        # The row at +path+, or nil. Some databases compare without case, so the exact
+        # path is checked here too.
+        def row_at(path, from = scope.without_text)
+          preferred(from.where(path:).to_a.select { |row| row.path == path }).first
+        end
+
+        # The row of the store's own owner at +path+, the one a write replaces.
+        def own_row_at(path)
+          scope.where(owner_key: @keys.first, path:).to_a.find { |row| row.path == path }
+        end
+
+        # Whether +path+ is a folder: some row lies inside it (among +from+'s rows).
+        def folder?(path, from = scope)
+          folder = "#{path}/"
+          paths = from.where(inside(folder)).pluck(:path)
+          paths.any? { |found| found.start_with?(folder) }
+        end
+
+        # The rows the store's own owner wrote: a file and a folder of one name clash only
+        # there, so a shared file and an owner's folder of that name (or the reverse) can
+        # both exist, whichever came first.
+        def own_scope
+          scope.where(owner_key: @keys.first)
+        end
+
+        # The folder of +path+ that is a file of the store's own owner, if any.
+        def own_file_among_parents(path)
+          parts = path.split('/')[0...-1]
+          parts.each_index.map { |i| parts[0..i].join('/') }.find { |parent| own_row_at(parent) }
+        end
+
+        private
+
+        def preferred(rows)
+          rows.group_by(&:path).map { |_, same| same.min_by { |row| @keys.index(row.owner_key) } }
+        end
+
+        def inside(folder)
+          pattern = "#{folder.gsub(/[\\%_]/) { |char| "\\#{char}" }}%"
+          RubyLLM::ActiveRecord::ChatFile.arel_table[:path].matches(pattern, '\\', true)
+        end
+      end
+    end
+  end
+end

@@ -1,0 +1,13 @@
+# frozen_string_literal: true
+
+module RubyLLM
+  class FileStore
+    # Installs ActsAsChat (chat/acts_as_chat.rb) after ruby_llm's own Active Record
+    # initializer, which is what defines acts_as_chat.
+    class Railtie < ::Rails::Railtie
+      initializer 'ruby_llm_file_store.acts_as_chat', after: 'ruby_llm.active_record' do
+        ActiveSupport.on_load(:active_record) { RubyLLM::FileStore::ActsAsChat.install }
+      end
+    end
+  end
+end
