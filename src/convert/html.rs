@@ -16,10 +16,10 @@ use html5ever::tokenizer::{
 };
 use html5ever::TokenizerResult;
 
-use super::budget::Budget;
 use super::charset::decode;
-use super::out::Out;
-use super::Converted;
+use crate::convert::common::budget::Budget;
+use crate::convert::common::out::Out;
+use crate::convert::common::refusal::Converted;
 
 const KIND: &str = "HTML page";
 

@@ -7,12 +7,12 @@
 use std::collections::HashSet;
 use std::rc::Rc;
 
-use super::archive::Archive;
-use super::budget::Budget;
-use super::dates;
-use super::out::{Distinct, Out};
-use super::xml::{self, attr, Node};
-use super::{Converted, Refusal};
+use crate::convert::common::archive::Archive;
+use crate::convert::common::budget::Budget;
+use crate::convert::common::dates;
+use crate::convert::common::out::{Distinct, Out};
+use crate::convert::common::refusal::{Converted, Refusal};
+use crate::convert::common::xml::{self, attr, Node};
 
 const KIND: &str = "OpenDocument file";
 

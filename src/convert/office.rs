@@ -4,11 +4,12 @@
 
 use std::rc::Rc;
 
-use super::archive::Archive;
-use super::budget::Budget;
-use super::out::Out;
-use super::xml::{self, Node};
-use super::{epub, excel, odf, word, Converted, Refusal};
+use super::{epub, excel, odf, word};
+use crate::convert::common::archive::Archive;
+use crate::convert::common::budget::Budget;
+use crate::convert::common::out::Out;
+use crate::convert::common::refusal::{Converted, Refusal};
+use crate::convert::common::xml::{self, Node};
 
 pub(super) const KIND: &str = "Office document";
 

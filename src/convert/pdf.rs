@@ -11,12 +11,12 @@ use std::rc::Rc;
 use lopdf::content::Content;
 use lopdf::{Document, LoadOptions, Object};
 
-use super::budget::Budget;
-use super::out::Out;
 use super::pdf_content::each_piece;
 use super::pdf_font::{FontText, Fonts};
 use super::pdf_pen::{operand, Pen};
-use super::{Converted, Refusal};
+use crate::convert::common::budget::Budget;
+use crate::convert::common::out::Out;
+use crate::convert::common::refusal::{Converted, Refusal};
 
 const KIND: &str = "PDF";
 

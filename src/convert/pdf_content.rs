@@ -6,7 +6,7 @@
 
 use lopdf::content::Content;
 
-use super::budget::Budget;
+use crate::convert::common::budget::Budget;
 
 /// About how many bytes of a content stream are decoded at once.
 const PIECE: usize = 256 * 1024;
