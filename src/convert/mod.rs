@@ -23,10 +23,6 @@ pub mod html;
 mod odf;
 mod office;
 pub mod pdf;
-mod pdf_content;
-mod pdf_font;
-mod pdf_form;
-mod pdf_pen;
 mod word;
 
 pub use common::refusal::{Converted, Refusal};

@@ -8,6 +8,9 @@ use lopdf::content::Content;
 
 use crate::convert::common::budget::Budget;
 
+/// The most bytes one stream (a page's content, a font's map) may inflate to.
+pub const MAX_STREAM: usize = 64 * 1024 * 1024;
+
 /// About how many bytes of a content stream are decoded at once.
 const PIECE: usize = 256 * 1024;
 /// The most bytes decoded at once: an operation longer than this (a TJ array

@@ -5,7 +5,7 @@
 
 use lopdf::Object;
 
-use super::pdf::Resources;
+use super::resources::Resources;
 use crate::convert::common::out::Out;
 
 /// A kerning gap (in thousandths of an em) wide enough to be a space between
