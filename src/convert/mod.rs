@@ -16,20 +16,108 @@
 pub mod cache;
 mod charset;
 mod common;
-mod dispatch;
 mod epub;
-mod excel;
 pub mod html;
 mod odf;
 mod office;
 pub mod pdf;
-mod word;
+
+use std::rc::Rc;
+
+use common::archive::Archive;
+use common::budget::Budget;
 
 pub use common::refusal::{Converted, Refusal};
 pub use common::{archive, budget};
-pub use dispatch::{convert_with, Kind};
 pub use html::html;
-pub use office::office;
 pub use pdf::pdf;
 
 pub use budget::MAX_OUTPUT;
+
+/// One of the built-in converters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// [`pdf`]: PDF.
+    Pdf,
+    /// [`office`]: Word, Excel, PowerPoint, OpenDocument and EPUB.
+    Office,
+    /// [`html`]: HTML.
+    Html,
+}
+
+impl Kind {
+    /// The converter called `name` (`"pdf"`, `"office"`, `"html"`), or `None`.
+    pub fn named(name: &str) -> Option<Kind> {
+        match name {
+            "pdf" => Some(Kind::Pdf),
+            "office" => Some(Kind::Office),
+            "html" => Some(Kind::Html),
+            _ => None,
+        }
+    }
+
+    /// The text this converter reads from `bytes`, or why there is none.
+    pub fn convert(self, bytes: &[u8]) -> Converted {
+        match self {
+            Kind::Pdf => pdf(bytes),
+            Kind::Office => office(bytes),
+            Kind::Html => html(bytes),
+        }
+    }
+}
+
+/// Tries each converter of `chain` in order and returns the first text; when none
+/// reads the file, the last one's refusal.
+///
+/// ```
+/// use file_store_core::convert::{convert_with, Kind};
+/// let text = convert_with(&[Kind::Pdf, Kind::Html], b"<p>Hi</p>").unwrap();
+/// assert_eq!(text, "Hi\n");
+/// ```
+pub fn convert_with(chain: &[Kind], bytes: &[u8]) -> Converted {
+    let mut refusal = Refusal::NoText("file");
+    for kind in chain {
+        match kind.convert(bytes) {
+            Ok(text) => return Ok(text),
+            Err(why) => refusal = why,
+        }
+    }
+    Err(refusal)
+}
+
+/// The text of a .docx, .xlsx or .pptx file, an OpenDocument file (.odt, .ods,
+/// .odp, zipped or flat) or an EPUB book.
+pub fn office(bytes: &[u8]) -> Converted {
+    let budget = Budget::new();
+    let converted = read_office(bytes, &budget);
+    match (converted, budget.marker()) {
+        // A part the budget stopped short is no broken file: say it was cut.
+        (Err(Refusal::Unreadable(..) | Refusal::NoText(_)), Some(marker)) => Ok(marker + "\n"),
+        (converted, _) => converted,
+    }
+}
+
+/// Reads `bytes` with the converter of the zipped format it is (or of a flat
+/// OpenDocument file), found by the part only that format has.
+fn read_office(bytes: &[u8], budget: &Rc<Budget>) -> Converted {
+    if odf::is_flat(bytes) {
+        return odf::flat(bytes, budget);
+    }
+    let mut archive = Archive::open(bytes, office::KIND, budget)?;
+    if archive.has("word/document.xml") {
+        office::word(&mut archive)
+    } else if archive.has("xl/workbook.xml") {
+        office::excel(&mut archive)
+    } else if archive.has("ppt/presentation.xml") {
+        office::slides(&mut archive)
+    } else if archive.has("content.xml") {
+        odf::odf(&mut archive)
+    } else if archive.has("META-INF/container.xml") {
+        epub::epub(&mut archive)
+    } else {
+        Err(Refusal::unreadable(
+            office::KIND,
+            "no Word, Excel, PowerPoint, OpenDocument or EPUB part",
+        ))
+    }
+}

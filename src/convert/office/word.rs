@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
-use super::office::{part, Body, KIND};
+use super::parts::{part, Body, KIND};
 use crate::convert::common::archive::Archive;
 use crate::convert::common::budget::Budget;
 use crate::convert::common::out::{Distinct, Out};
@@ -21,7 +21,7 @@ const PARTS: &[(&str, &[&str])] = &[
     ("Comments", &["comments"]),
 ];
 
-pub(super) fn word(archive: &mut Archive<'_>) -> Converted {
+pub(crate) fn word(archive: &mut Archive<'_>) -> Converted {
     let budget = archive.budget().clone();
     let document = part(archive, "word/document.xml")?;
     let rels = archive

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use super::office::{attr_rid, part, KIND};
+use super::parts::{attr_rid, part, KIND};
 use crate::convert::common::archive::Archive;
 use crate::convert::common::budget::{reserve, Budget};
 use crate::convert::common::dates::{self, Shows};
@@ -30,7 +30,7 @@ fn push_cell(value: &mut String, text: &str) {
     value.push_str(&text[..room]);
 }
 
-pub(super) fn excel(archive: &mut Archive<'_>) -> Converted {
+pub(crate) fn excel(archive: &mut Archive<'_>) -> Converted {
     let budget = archive.budget().clone();
     let workbook = part(archive, "xl/workbook.xml")?;
     let rels = archive
