@@ -14,7 +14,6 @@
 //! ```
 
 pub mod cache;
-mod charset;
 mod common;
 mod epub;
 pub mod html;
