@@ -4,18 +4,18 @@
 //! Streams are inflated within [`MAX_STREAM`], a page that cannot be read keeps
 //! its heading and the others go on, and a panic in the reader becomes a refusal.
 
+mod content;
+mod font;
+mod form;
+mod pen;
+mod resources;
+
 use std::collections::{BTreeMap, HashMap};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
 
 use lopdf::content::Content;
 use lopdf::{Document, LoadOptions, Object};
-
-mod content;
-mod font;
-mod form;
-mod pen;
-mod resources;
 
 use crate::convert::common::budget::Budget;
 use crate::convert::common::out::Out;
