@@ -1,5 +1,6 @@
 //! Text from documents a model cannot read as they are: PDF, Word, Excel,
-//! PowerPoint and HTML, read locally in time linear in the input.
+//! PowerPoint, OpenDocument, EPUB and HTML, read locally in time linear in the
+//! input.
 //!
 //! Each converter takes the file's bytes and gives its text, or a [`Refusal`]
 //! saying why not. Hostile input ends quickly: archives are read through
@@ -12,6 +13,35 @@
 //! let html = b"<p>Hello <b>there</b></p><script>alert(1)</script><p>Bye</p>";
 //! assert_eq!(file_store_core::convert::html(html).unwrap(), "Hello there\nBye\n");
 //! ```
+//!
+//! # Layout
+//!
+//! Uses go one way. This module is the dispatcher ([`Kind`], [`convert_with`],
+//! and [`office`], which tells the zipped formats apart); it uses the format
+//! modules (`pdf/`, `office/`, `odf/`, `html/`, `epub.rs`), and they use
+//! `common/` (the budget, archives, XML, the text being written, dates and
+//! [`Refusal`]), which uses none of them; a format that holds another uses
+//! that one's module (an EPUB's pages are read by `html`). [`cache`] sits
+//! above the dispatcher. What two modules share moves down into a module both
+//! use (`office/parts.rs`, `pdf/content.rs`, `common/`), never into one of
+//! them; `tests/convert_layers.rs` fails on any circle.
+//!
+//! # Adding a converter
+//!
+//! 1. Its folder, `src/convert/<format>/`: `mod.rs` with the entry function
+//!    (`fn(&mut Archive) -> Converted` for a zipped format, `fn(&[u8]) ->
+//!    Converted` otherwise), built on `common/`: one [`budget::Budget`] for
+//!    every ceiling, [`archive::Archive`] for a zip, `Out` for the text.
+//! 2. One line here: for a zipped format, an arm of `read_office` naming the
+//!    part only that format has. A file that is not a zip is a new [`Kind`]
+//!    instead (its variant, its name in [`Kind::named`], its arm in
+//!    [`Kind::convert`]) with its entry function re-exported here, which the
+//!    binding then offers to Ruby.
+//! 3. Its tests: units beside the code; in `tests/`, a real file of it (from
+//!    `spec/fixtures/documents`) in `convert_formats.rs`, and documents built to
+//!    break each of its ceilings in the hostile corpus (`tests/hostile/`, run
+//!    by `hostile_documents.rs`) and the linearity properties
+//!    (`convert_properties.rs`).
 
 pub mod cache;
 mod common;

@@ -39,7 +39,7 @@ pub const TIME_CUT: &str = if cfg!(debug_assertions) {
 
 /// The most entries an archive may have. Kept with the other ceilings of a
 /// conversion, below both [`super::archive`], which enforces it, and
-/// [`super::refusal`], whose message states it.
+/// [`Refusal`](crate::convert::Refusal), whose message states it.
 pub const MAX_ENTRIES: usize = 10_000;
 /// The most bytes read out of one archive, all entries together.
 pub const MAX_UNCOMPRESSED: u64 = 200 * 1024 * 1024;
