@@ -42,12 +42,6 @@ pub fn brief(name: &str) -> String {
     }
 }
 
-/// Whether `path` is `prefix` itself or lies inside the folder `prefix`.
-/// `"rep"` does not contain `"reports/q3.pdf"`.
-pub fn inside(path: &str, prefix: &str) -> bool {
-    path.len() > prefix.len() && path.starts_with(prefix) && path.as_bytes()[prefix.len()] == b'/'
-}
-
 /// Whether any part of a normalised path is hidden (starts with a dot).
 pub fn hidden(path: &str) -> bool {
     path.split('/').any(|part| part.starts_with('.'))
@@ -151,14 +145,6 @@ mod tests {
             assert!(matches!(err, Error::PathTooLong(_)), "{}", long.len());
             assert!(err.to_string().len() < 300);
         }
-    }
-
-    #[test]
-    fn prefixes_are_folders() {
-        assert!(inside("reports/q3.pdf", "reports"));
-        assert!(!inside("reports/q3.pdf", "rep"));
-        assert!(!inside("reports", "reports"));
-        assert!(inside("a/b/c", "a/b"));
     }
 
     #[test]

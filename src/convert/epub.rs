@@ -5,12 +5,12 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::archive::{Archive, MAX_ENTRIES};
-use super::budget::Budget;
 use super::html;
-use super::out::Out;
-use super::xml::{self, attr, resolve, Node};
-use super::{Converted, Refusal};
+use crate::convert::common::archive::{Archive, MAX_ENTRIES};
+use crate::convert::common::budget::Budget;
+use crate::convert::common::out::Out;
+use crate::convert::common::refusal::{Converted, Refusal};
+use crate::convert::common::xml::{self, attr, resolve, Node};
 
 const KIND: &str = "EPUB book";
 

@@ -11,26 +11,10 @@ pub mod pdfs;
 
 use std::io::Write;
 
-use file_store_core::convert::{self, Converted};
 use flate2::{write::DeflateEncoder, Compression, Crc};
 
-/// Which converter reads a document.
-#[derive(Clone, Copy, Debug)]
-pub enum Kind {
-    Office,
-    Pdf,
-    Html,
-}
-
-impl Kind {
-    pub fn convert(self, bytes: &[u8]) -> Converted {
-        match self {
-            Kind::Office => convert::office(bytes),
-            Kind::Pdf => convert::pdf(bytes),
-            Kind::Html => convert::html(bytes),
-        }
-    }
-}
+/// Which converter reads a document: the dispatcher's own.
+pub use file_store_core::convert::Kind;
 
 /// What a user would check of the result.
 pub enum Expect {

@@ -6,7 +6,10 @@
 
 use lopdf::content::Content;
 
-use super::budget::Budget;
+use crate::convert::common::budget::Budget;
+
+/// The most bytes one stream (a page's content, a font's map) may inflate to.
+pub const MAX_STREAM: usize = 64 * 1024 * 1024;
 
 /// About how many bytes of a content stream are decoded at once.
 const PIECE: usize = 256 * 1024;

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::rc::Rc;
 
 use super::budget::Budget;
-use super::{Converted, Refusal};
+use super::refusal::{Converted, Refusal};
 
 /// Text under construction.
 pub struct Out {

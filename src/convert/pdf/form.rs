@@ -8,7 +8,7 @@ use std::collections::HashSet;
 
 use lopdf::{decode_text_string, Dictionary, Document, Object, ObjectId};
 
-use super::out::Out;
+use crate::convert::common::out::Out;
 
 /// How deep fields may nest.
 const MAX_FIELD_DEPTH: usize = 32;

@@ -6,12 +6,12 @@
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
-use super::archive::Archive;
-use super::budget::Budget;
-use super::office::{part, Body, KIND};
-use super::out::{Distinct, Out};
-use super::xml::{self, attr, Node};
-use super::Converted;
+use super::parts::{part, Body, KIND};
+use crate::convert::common::archive::Archive;
+use crate::convert::common::budget::Budget;
+use crate::convert::common::out::{Distinct, Out};
+use crate::convert::common::refusal::Converted;
+use crate::convert::common::xml::{self, attr, Node};
 
 /// The parts besides the body, in the order they are written, by relationship kind.
 const PARTS: &[(&str, &[&str])] = &[
@@ -21,7 +21,7 @@ const PARTS: &[(&str, &[&str])] = &[
     ("Comments", &["comments"]),
 ];
 
-pub(super) fn word(archive: &mut Archive<'_>) -> Converted {
+pub(crate) fn word(archive: &mut Archive<'_>) -> Converted {
     let budget = archive.budget().clone();
     let document = part(archive, "word/document.xml")?;
     let rels = archive

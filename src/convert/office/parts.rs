@@ -1,92 +1,20 @@
-//! Office Open XML: Word paragraphs and tables, PowerPoint slides in order, and
-//! (in `excel`) Excel sheets. The archive is read through [`Archive`], the XML
-//! streamed once.
+//! What the Office Open XML converters share: a part read out of the package
+//! (or the refusal saying it is missing), a tag's relationship id, and the
+//! paragraphs, runs and tables of Word's and DrawingML's bodies.
 
-use std::rc::Rc;
+use crate::convert::common::archive::Archive;
+use crate::convert::common::out::Out;
+use crate::convert::common::refusal::Refusal;
+use crate::convert::common::xml::Node;
 
-use super::archive::Archive;
-use super::budget::Budget;
-use super::out::Out;
-use super::xml::{self, Node};
-use super::{epub, excel, odf, word, Converted, Refusal};
-
-pub(super) const KIND: &str = "Office document";
-
-/// The text of a .docx, .xlsx or .pptx file, an OpenDocument file (.odt, .ods,
-/// .odp, zipped or flat) or an EPUB book.
-pub fn office(bytes: &[u8]) -> Converted {
-    let budget = Budget::new();
-    let converted = read(bytes, &budget);
-    match (converted, budget.marker()) {
-        // A part the budget stopped short is no broken file: say it was cut.
-        (Err(Refusal::Unreadable(..) | Refusal::NoText(_)), Some(marker)) => Ok(marker + "\n"),
-        (converted, _) => converted,
-    }
-}
-
-fn read(bytes: &[u8], budget: &Rc<Budget>) -> Converted {
-    if odf::is_flat(bytes) {
-        return odf::flat(bytes, budget);
-    }
-    let mut archive = Archive::open(bytes, KIND, budget)?;
-    if archive.has("word/document.xml") {
-        word::word(&mut archive)
-    } else if archive.has("xl/workbook.xml") {
-        excel::excel(&mut archive)
-    } else if archive.has("ppt/presentation.xml") {
-        slides(&mut archive)
-    } else if archive.has("content.xml") {
-        odf::odf(&mut archive)
-    } else if archive.has("META-INF/container.xml") {
-        epub::epub(&mut archive)
-    } else {
-        Err(Refusal::unreadable(
-            KIND,
-            "no Word, Excel, PowerPoint, OpenDocument or EPUB part",
-        ))
-    }
-}
+/// What an Office file is called in a refusal.
+pub(crate) const KIND: &str = "Office document";
 
 /// Reads `name` from the archive, or says it is missing.
 pub(super) fn part(archive: &mut Archive<'_>, name: &str) -> Result<Vec<u8>, Refusal> {
     archive
         .read(name)?
         .ok_or_else(|| Refusal::unreadable(KIND, format!("{name} is missing or broken")))
-}
-
-fn slides(archive: &mut Archive<'_>) -> Converted {
-    let budget = archive.budget().clone();
-    let presentation = part(archive, "ppt/presentation.xml")?;
-    let rels = archive
-        .read("ppt/_rels/presentation.xml.rels")?
-        .map(|r| xml::relationships(&r, "ppt", &budget))
-        .unwrap_or_default();
-    let mut order = Vec::new();
-    // Each slide once: a presentation listing one slide a million times read
-    // it a million times.
-    let mut listed = std::collections::HashSet::new();
-    xml::walk(&presentation, &budget, |node| {
-        if let Node::Open("sldId", tag) = node {
-            if let Some(path) = attr_rid(tag).and_then(|id| rels.get(&id)) {
-                if listed.insert(path.as_str()) {
-                    order.push(path.clone());
-                }
-            }
-        }
-        true
-    });
-    let mut out = Out::new(&budget);
-    for (number, path) in order.iter().enumerate() {
-        if !out.heading(&format!("Slide {}", number + 1)) {
-            break;
-        }
-        // A slide that cannot be read leaves its heading, and the rest go on.
-        if let Some(slide) = archive.read(path)? {
-            let mut body = Body::new("t", "p");
-            xml::walk(&slide, &budget, |node| body.visit(node, &mut out));
-        }
-    }
-    out.finish_text(KIND)
 }
 
 /// The relationship id (`r:id`) of a tag.

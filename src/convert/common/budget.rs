@@ -37,6 +37,13 @@ pub const TIME_CUT: &str = if cfg!(debug_assertions) {
     "[cut: the document takes more than 2 seconds to read]"
 };
 
+/// The most entries an archive may have. Kept with the other ceilings of a
+/// conversion, below both [`super::archive`], which enforces it, and
+/// [`Refusal`](crate::convert::Refusal), whose message states it.
+pub const MAX_ENTRIES: usize = 10_000;
+/// The most bytes read out of one archive, all entries together.
+pub const MAX_UNCOMPRESSED: u64 = 200 * 1024 * 1024;
+
 /// How many steps go between looks at the clock (the flag is looked at every step).
 const CLOCK_EVERY: u64 = 1024;
 

@@ -142,7 +142,7 @@ fn civil(days: i64) -> String {
 }
 
 /// An ODF time value (`PT14H30M00S`, an ISO 8601 duration) as `14:30:00`.
-pub(super) fn duration(value: &str) -> String {
+pub(crate) fn duration(value: &str) -> String {
     let Some(rest) = value.strip_prefix("PT") else {
         return value.to_string();
     };

@@ -5,13 +5,13 @@
 
 use std::collections::HashMap;
 
-use super::archive::Archive;
-use super::budget::{reserve, Budget};
-use super::dates::{self, Shows};
-use super::office::{attr_rid, part, KIND};
-use super::out::Out;
-use super::xml::{self, attr, Node};
-use super::Converted;
+use super::parts::{attr_rid, part, KIND};
+use crate::convert::common::archive::Archive;
+use crate::convert::common::budget::{reserve, Budget};
+use crate::convert::common::dates::{self, Shows};
+use crate::convert::common::out::Out;
+use crate::convert::common::refusal::Converted;
+use crate::convert::common::xml::{self, attr, Node};
 
 /// The last column Excel has (XFD); a reference past it is not believed.
 const MAX_COLUMN: usize = 16_384;
@@ -30,7 +30,7 @@ fn push_cell(value: &mut String, text: &str) {
     value.push_str(&text[..room]);
 }
 
-pub(super) fn excel(archive: &mut Archive<'_>) -> Converted {
+pub(crate) fn excel(archive: &mut Archive<'_>) -> Converted {
     let budget = archive.budget().clone();
     let workbook = part(archive, "xl/workbook.xml")?;
     let rels = archive

@@ -4,6 +4,12 @@
 //! Streams are inflated within [`MAX_STREAM`], a page that cannot be read keeps
 //! its heading and the others go on, and a panic in the reader becomes a refusal.
 
+mod content;
+mod font;
+mod form;
+mod pen;
+mod resources;
+
 use std::collections::{BTreeMap, HashMap};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::rc::Rc;
@@ -11,17 +17,17 @@ use std::rc::Rc;
 use lopdf::content::Content;
 use lopdf::{Document, LoadOptions, Object};
 
-use super::budget::Budget;
-use super::out::Out;
-use super::pdf_content::each_piece;
-use super::pdf_font::{FontText, Fonts};
-use super::pdf_pen::{operand, Pen};
-use super::{Converted, Refusal};
+use crate::convert::common::budget::Budget;
+use crate::convert::common::out::Out;
+use crate::convert::common::refusal::{Converted, Refusal};
+use content::each_piece;
+use font::{FontText, Fonts};
+use pen::{operand, Pen};
+use resources::Resources;
+
+pub use content::MAX_STREAM;
 
 const KIND: &str = "PDF";
-
-/// The most bytes one stream (a page's content, a font's map) may inflate to.
-pub const MAX_STREAM: usize = 64 * 1024 * 1024;
 
 /// The text of the PDF in `bytes`.
 pub fn pdf(bytes: &[u8]) -> Converted {
@@ -58,7 +64,7 @@ fn read(bytes: &[u8]) -> Converted {
         page_text(&document, page, &mut out, &mut walk);
     }
     if !out.full() {
-        super::pdf_form::form_fields(&document, &mut out);
+        form::form_fields(&document, &mut out);
     }
     // Headings alone mean pages of images: leave them to OCR.
     out.finish_text(KIND)
@@ -77,31 +83,6 @@ const MAX_FORM_BYTES: usize = MAX_STREAM;
 /// The most form XObjects drawn for one document: each drawing reads the form's
 /// fonts again, so even tiny forms drawn millions of times are held back.
 const MAX_FORM_DRAWS: usize = 10_000;
-
-/// What text showing needs from the resources in force: fonts' encodings and
-/// the XObjects a `Do` may draw.
-pub(super) struct Resources<'d, 'p> {
-    encodings: Rc<BTreeMap<Vec<u8>, Rc<FontText<'d>>>>,
-    xobjects: Rc<BTreeMap<Vec<u8>, lopdf::ObjectId>>,
-    /// The resources of what draws this form: names not found here are looked up there.
-    parent: Option<&'p Resources<'d, 'p>>,
-}
-
-impl<'d> Resources<'d, '_> {
-    pub(super) fn encoding(&self, font: &[u8]) -> Option<&FontText<'d>> {
-        self.encodings
-            .get(font)
-            .map(|text| &**text)
-            .or_else(|| self.parent?.encoding(font))
-    }
-
-    fn xobject(&self, name: &[u8]) -> Option<lopdf::ObjectId> {
-        self.xobjects
-            .get(name)
-            .copied()
-            .or_else(|| self.parent?.xobject(name))
-    }
-}
 
 /// The state of one document's walk: its form budget and the forms being drawn.
 struct Walk<'d> {

@@ -5,8 +5,8 @@
 
 use lopdf::Object;
 
-use super::out::Out;
-use super::pdf::Resources;
+use super::resources::Resources;
+use crate::convert::common::out::Out;
 
 /// A kerning gap (in thousandths of an em) wide enough to be a space between
 /// words: a tenth of an em, as poppler takes it. Justified lines shrink spaces

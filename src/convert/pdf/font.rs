@@ -13,7 +13,7 @@ use std::rc::Rc;
 
 use lopdf::{Dictionary, Document, Encoding, Object};
 
-use super::pdf::MAX_STREAM;
+use super::content::MAX_STREAM;
 
 /// The most clear-text font program bytes inflated for one document.
 const MAX_PROGRAM_BYTES: usize = 16 * 1024 * 1024;

@@ -6,6 +6,8 @@
 //! start new lines, list items start with `- `, headings with `#`, table cells
 //! are separated by ` | `, and whitespace collapses except inside `pre`.
 
+mod charset;
+
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -16,10 +18,10 @@ use html5ever::tokenizer::{
 };
 use html5ever::TokenizerResult;
 
-use super::budget::Budget;
-use super::charset::decode;
-use super::out::Out;
-use super::Converted;
+use crate::convert::common::budget::Budget;
+use crate::convert::common::out::Out;
+use crate::convert::common::refusal::Converted;
+use charset::decode;
 
 const KIND: &str = "HTML page";
 
@@ -301,6 +303,7 @@ fn hidden(tag: &Tag) -> bool {
 #[cfg(test)]
 mod tests {
     use super::html;
+    use crate::convert::common::refusal::Refusal;
 
     fn text(source: &str) -> String {
         html(source.as_bytes()).unwrap()
@@ -313,10 +316,7 @@ mod tests {
             "  ",
             "<html><head><title>T</title></head><body>\n<img src=a.png></body>",
         ] {
-            assert_eq!(
-                html(page.as_bytes()),
-                Err(crate::convert::Refusal::NoText("HTML page"))
-            );
+            assert_eq!(html(page.as_bytes()), Err(Refusal::NoText("HTML page")));
         }
     }
 

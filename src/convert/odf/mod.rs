@@ -4,20 +4,20 @@
 //! (`## Sheet`, `(hidden)` when hidden, tab-separated rows, dates as their ISO
 //! value), presentations a `## Slide N` per page. One streaming pass per part.
 
+mod table;
+
 use std::collections::HashSet;
 use std::rc::Rc;
 
-use super::archive::Archive;
-use super::budget::Budget;
-use super::dates;
-use super::out::{Distinct, Out};
-use super::xml::{self, attr, Node};
-use super::{Converted, Refusal};
+use crate::convert::common::archive::Archive;
+use crate::convert::common::budget::Budget;
+use crate::convert::common::out::{Distinct, Out};
+use crate::convert::common::refusal::{Converted, Refusal};
+use crate::convert::common::xml::{self, attr, Node};
+use table::Table;
 
 const KIND: &str = "OpenDocument file";
 
-/// The most times a repeated row or cell is written (a sheet's last column).
-const MAX_REPEAT: usize = 16_384;
 /// How deep notes and comments may nest in one another before more are ignored.
 const MAX_NESTING: usize = 16;
 
@@ -100,24 +100,6 @@ struct Reader {
     table: Table,
     /// A list item's `- ` was written: its first paragraph goes on that line.
     item_started: bool,
-}
-
-/// Where a table has got to.
-#[derive(Default)]
-struct Table {
-    /// Open tables (a table in a cell nests).
-    depth: usize,
-    /// In the current row: cells seen, and empty ones not yet written.
-    cells_in_row: usize,
-    pending: usize,
-    /// The row's text so far (written once per repeat when the row ends).
-    row: String,
-    row_repeat: usize,
-    /// Open cells, and the one being read: its repeat and value.
-    cells: usize,
-    cell: String,
-    cell_repeat: usize,
-    cell_value: Option<String>,
 }
 
 impl Reader {
@@ -291,22 +273,8 @@ impl Reader {
             }
             "annotation" => self.push_sink(Kind::Comment, name),
             "table" => self.open_table(tag),
-            "table-row" => {
-                self.table.cells_in_row = 0;
-                self.table.pending = 0;
-                self.table.row.clear();
-                self.table.row_repeat = repeat(tag, "number-rows-repeated");
-            }
-            "table-cell" | "covered-table-cell" => {
-                self.table.cells += 1;
-                self.table.cell.clear();
-                self.table.cell_repeat = repeat(tag, "number-columns-repeated");
-                self.table.cell_value = match attr(tag, "value-type").as_deref() {
-                    Some("date") => attr(tag, "date-value"),
-                    Some("time") => attr(tag, "time-value").map(|t| dates::duration(&t)),
-                    _ => None,
-                };
-            }
+            "table-row" => self.table.open_row(tag),
+            "table-cell" | "covered-table-cell" => self.table.open_cell(tag),
             _ => {}
         }
     }
@@ -334,7 +302,10 @@ impl Reader {
                     self.sink().newline();
                 }
             }
-            "table-cell" | "covered-table-cell" if self.table.cells > 0 => self.close_cell(),
+            "table-cell" | "covered-table-cell" if self.table.cells > 0 => {
+                let spreadsheet = self.mode == Mode::Spreadsheet;
+                self.table.close_cell(spreadsheet, &self.budget)
+            }
             "table-row" if self.table.depth > 0 => self.close_row(),
             "table" => {
                 self.table.depth = self.table.depth.saturating_sub(1);
@@ -398,49 +369,6 @@ impl Reader {
         }
     }
 
-    fn close_cell(&mut self) {
-        self.table.cells -= 1;
-        if self.table.cells > 0 {
-            return;
-        }
-        let value = self.table.cell_value.take();
-        let text = value.unwrap_or_else(|| self.table.cell.trim().replace(['\t', '\n'], " "));
-        let repeat = self.table.cell_repeat;
-        if text.is_empty() {
-            // Empty cells are written only when one with text follows them.
-            self.table.pending = self.table.pending.saturating_add(repeat);
-            return;
-        }
-        let separator = if self.mode == Mode::Spreadsheet {
-            "\t"
-        } else {
-            " | "
-        };
-        for _ in 0..repeat.min(MAX_REPEAT) {
-            // A row longer than all the text left to write is cut there.
-            if self.table.row.len() > self.budget.text_left() || !self.budget.step(1) {
-                break;
-            }
-            let gap = self.table.pending + usize::from(self.table.cells_in_row > 0);
-            let gap = if self.mode == Mode::Spreadsheet {
-                gap.min(MAX_REPEAT)
-            } else {
-                gap.min(1)
-            };
-            let more = gap * separator.len() + text.len();
-            if self.table.row.try_reserve(more).is_err() {
-                self.budget.out_of_memory();
-                break;
-            }
-            for _ in 0..gap {
-                self.table.row.push_str(separator);
-            }
-            self.table.row.push_str(&text);
-            self.table.cells_in_row += 1 + self.table.pending;
-            self.table.pending = 0;
-        }
-    }
-
     fn close_row(&mut self) {
         if self.table.row.is_empty() {
             return;
@@ -486,12 +414,4 @@ impl Reader {
         }
         self.out.finish_text(KIND)
     }
-}
-
-/// A repeat count attribute, 1 when absent.
-fn repeat(tag: &quick_xml::events::BytesStart<'_>, name: &str) -> usize {
-    attr(tag, name)
-        .and_then(|n| n.parse::<usize>().ok())
-        .unwrap_or(1)
-        .max(1)
 }

@@ -8,12 +8,9 @@ use std::rc::Rc;
 use zip::ZipArchive;
 
 use super::budget::{reserve, Budget};
-use super::Refusal;
+use super::refusal::Refusal;
 
-/// The most entries an archive may have.
-pub const MAX_ENTRIES: usize = 10_000;
-/// The most bytes read out of one archive, all entries together.
-pub const MAX_UNCOMPRESSED: u64 = 200 * 1024 * 1024;
+pub use super::budget::{MAX_ENTRIES, MAX_UNCOMPRESSED};
 
 /// A zip archive in memory, read within [`MAX_ENTRIES`] and [`MAX_UNCOMPRESSED`].
 pub struct Archive<'a> {
