@@ -48,6 +48,30 @@ module ReadmeFigures
     text.gsub(/\s+/, ' ')
   end
 
+  # A heading's anchor as GitHub makes it: lower case, punctuation but - and _ gone,
+  # spaces as -.
+  def anchor(heading)
+    heading.downcase.gsub(/[^\p{Word}\- ]/, '').tr(' ', '-')
+  end
+
+  # The relative links of the Markdown file at +path+ that lead nowhere: a missing
+  # file, or an anchor no heading of the file it names has.
+  def broken_links(path)
+    links = File.read(path).scan(/\]\((?!https?:)([^)#\s]*)(?:#([^)\s]+))?\)/)
+    broken = links.reject do |target, fragment|
+      leads?(target.empty? ? path : File.expand_path(target, File.dirname(path)), fragment)
+    end
+    broken.map { |target, fragment| [target, fragment].compact.join('#') }
+  end
+
+  # Whether +file+ exists and, given a +fragment+, has a heading of that anchor.
+  def leads?(file, fragment)
+    return false unless File.exist?(file)
+    return true if fragment.nil? || File.directory?(file)
+
+    File.read(file).scan(/^#+ (.+)$/).flatten.map { |heading| anchor(heading) }.include?(fragment)
+  end
+
   def table_rows(path)
     File.readlines(path, chomp: true).each_with_index.select { |line, _| line.start_with?('|') }
   end
@@ -83,6 +107,12 @@ RSpec.describe 'the README' do
 
   it 'links every docs page' do
     expect(docs.keys - readme.scan(ReadmeFigures::LINK).flatten).to eq([])
+  end
+
+  it 'has links, as docs/ and CONTRIBUTING.md have, that lead to a file and a heading of it' do
+    files = [*ReadmeBlocks.files, File.join(ReadmeBlocks::ROOT, 'CONTRIBUTING.md')]
+    broken = files.to_h { |path| [File.basename(path), ReadmeFigures.broken_links(path)] }.reject { |_, links| links.empty? }
+    expect(broken).to eq({})
   end
 
   it "keeps every table row, its own and the docs', within #{ReadmeFigures::ROW_LIMIT} characters" do
