@@ -12,7 +12,7 @@ require_relative '../../examples/support/sample_pdf'
 # process of its own, in a fresh folder holding the files it names; its setup is
 # spec/readme/setups.rb's entry for its marker. A block that needs ruby_llm runs in
 # bin/test-ruby-llm, against a scripted server where it talks to a model.
-RSpec.describe 'the README' do
+RSpec.describe 'the README and docs/' do
   blocks = ReadmeBlocks.all
   timeout = 120
 

@@ -2,7 +2,7 @@
 
 require 'digest/sha2'
 
-# The store the README's "Your own store" block tests: files kept in a bucket (here
+# The store docs/stores.md's "Your own store" block tests: files kept in a bucket (here
 # a Hash of key => [bytes, content type, time], as an object store's client would
 # hold them) under a key prefix, written as that section says: the five methods,
 # each path through RubyLLM::FileStore.path, content types from

@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-# Runs one README block in a process of its own, in the folder it is started in:
+# Runs one README or docs/ block in a process of its own, in the folder it is started in:
 #
 #   ruby spec/readme/runner.rb job.json
 #

@@ -1,8 +1,8 @@
 # frozen_string_literal: true
 
-# What each marked README block needs before it runs, by the name of its marker
-# (<!-- example: name --> on the line before the fence). A block runs as written in
-# a fresh folder, in a process of its own (spec/readme/runner.rb), after its setup:
+# What each marked block of the README and docs/ needs before it runs, by the name
+# of its marker (<!-- example: name --> on the line before the fence). A block runs
+# as written in a fresh folder, in a process of its own (spec/readme/runner.rb), after its setup:
 #
 # - needs:   what the process loads: "ruby_llm" (the real one, from RUBY_LLM_PATH;
 #            the example is tagged :ruby_llm), "rails" (Active Record and Active
@@ -17,7 +17,7 @@
 #            order; every one must be asked for
 # - after:   Ruby run after the block, checking what the prose around it says
 # - runner:  "rspec" for a block that is a spec file
-module ReadmeSetups # rubocop:disable Metrics/ModuleLength -- a table of data, one entry per README block
+module ReadmeSetups # rubocop:disable Metrics/ModuleLength -- a table of data, one entry per marked block
   CONTRACT = [
     ['Services agreement', '1. Services. The supplier provides the services of annex A.',
      '2. Fees. Fees are due within 30 days of each invoice.'],
