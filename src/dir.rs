@@ -6,6 +6,7 @@
 //! kernel rather than followed. Writes go to a hidden temporary file beside the
 //! target, are synced, then renamed over it: a reader sees the old file or the new.
 
+mod entry;
 mod leftovers;
 mod resolve;
 mod typed;
@@ -24,25 +25,10 @@ use sha2::{Digest, Sha256};
 use crate::error::{Error, Result};
 use crate::{content_type, path};
 
+use entry::kept_type_of;
+pub use entry::{Entry, TYPE_ATTRIBUTE};
 use resolve::Opened;
 pub use write::AtomicWriter;
-
-/// What a listing or a look-up tells of one file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
-    /// The path inside the store.
-    pub path: String,
-    /// Its size in bytes.
-    pub size: u64,
-    /// Modification time: seconds since the epoch.
-    pub mtime_sec: i64,
-    /// Modification time: nanoseconds within the second.
-    pub mtime_nsec: u32,
-    /// The content type, from the name or else the first bytes.
-    pub content_type: String,
-    /// The SHA-256 of the content in hex, when the operation read or wrote all of it.
-    pub digest: Option<String>,
-}
 
 /// A folder opened as a capability: everything is reached through its descriptor.
 #[derive(Debug)]
@@ -366,52 +352,6 @@ fn refuse_hidden(path: &str) -> Result<()> {
         )));
     }
     Ok(())
-}
-
-/// The extended attribute that keeps a content type given to a write.
-pub const TYPE_ATTRIBUTE: &str = "user.ruby_llm.content_type";
-
-/// The content type a write was given for the file `name` in `dir`, kept in its
-/// extended attribute, where the file system has them.
-fn kept_type(dir: std::os::fd::BorrowedFd<'_>, name: &str) -> Option<String> {
-    use std::os::fd::AsRawFd;
-    // The descriptor's path in /proc reaches the file without following a link
-    // at `name`: lgetxattr reads the attribute of the name itself.
-    let path = format!("/proc/self/fd/{}/{name}", dir.as_raw_fd());
-    let mut value = [0u8; 256];
-    let len = rustix::fs::lgetxattr(path.as_str(), TYPE_ATTRIBUTE, &mut value).ok()?;
-    String::from_utf8(value[..len].to_vec()).ok()
-}
-
-/// The content type kept for the file open as `fd` (an `O_PATH` descriptor too).
-fn kept_type_of(fd: std::os::fd::BorrowedFd<'_>) -> Option<String> {
-    use std::os::fd::AsRawFd;
-    let path = format!("/proc/self/fd/{}", fd.as_raw_fd());
-    let mut value = [0u8; 256];
-    let len = rustix::fs::getxattr(path.as_str(), TYPE_ATTRIBUTE, &mut value).ok()?;
-    String::from_utf8(value[..len].to_vec()).ok()
-}
-
-/// The content type of a file in a listing: the one given to its write, else from
-/// its name, or its first bytes.
-fn listed_type(dir: std::os::fd::BorrowedFd<'_>, name: &str) -> String {
-    if let Some(ty) = kept_type(dir, name) {
-        return ty;
-    }
-    if let Some(ty) = content_type::from_name(name) {
-        return ty;
-    }
-    let mut head = [0u8; 512];
-    let read = rustix::fs::openat(
-        dir,
-        name,
-        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-        Mode::empty(),
-    )
-    .ok()
-    .and_then(|fd| File::from(fd).read(&mut head).ok())
-    .unwrap_or(0);
-    content_type::from_content(&head[..read])
 }
 
 #[cfg(test)]

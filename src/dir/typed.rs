@@ -5,7 +5,8 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::os::fd::AsFd;
 
-use super::{walk, Root, TYPE_ATTRIBUTE};
+use super::entry::TYPE_ATTRIBUTE;
+use super::{walk, Root};
 use crate::content_type;
 use crate::error::{Error, Result};
 

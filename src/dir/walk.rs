@@ -6,8 +6,8 @@ use std::sync::Arc;
 use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
+use super::entry::{listed_type, Entry};
 use super::resolve::{open_beneath, Opened};
-use super::{listed_type, Entry};
 use crate::error::{Error, Result};
 use crate::path;
 

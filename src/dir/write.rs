@@ -12,8 +12,8 @@ use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 use sha2::{Digest, Sha256};
 
+use super::entry::{Entry, TYPE_ATTRIBUTE};
 use super::walk::entry_of;
-use super::Entry;
 use crate::content_type;
 use crate::error::{Error, Result};
 
@@ -100,7 +100,7 @@ impl AtomicWriter {
             // Unsupported on some file systems: the type is then detected on reads.
             let _ = rustix::fs::fsetxattr(
                 &file,
-                super::TYPE_ATTRIBUTE,
+                TYPE_ATTRIBUTE,
                 ty.as_bytes(),
                 rustix::fs::XattrFlags::empty(),
             );

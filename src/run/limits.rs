@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use rustix::process::{geteuid, setrlimit, Resource, Rlimit};
+use rustix::process::{setrlimit, Resource, Rlimit};
 
 /// The limits of one run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,16 +139,5 @@ impl Applied {
                 limits.processes
             },
         }
-    }
-}
-
-/// The uid the run's processes have on the host: RUN_UID for a root app's
-/// sandboxed run, else the app's own.
-pub(super) fn run_uid(sandbox: bool) -> u32 {
-    let uid = geteuid().as_raw();
-    if sandbox && uid == 0 {
-        super::sandbox::RUN_UID
-    } else {
-        uid
     }
 }

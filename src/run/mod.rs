@@ -15,10 +15,10 @@ mod output;
 mod owner;
 mod sandbox;
 mod seccomp;
+mod spec;
 
 use std::os::fd::AsFd;
 use std::os::unix::process::ExitStatusExt;
-use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -27,23 +27,38 @@ use crate::snapshot::{Digests, Snapshot};
 use crate::tree::{Gaps, MAX_DEPTH};
 
 pub use limits::Limits;
-pub use sandbox::{available as sandbox_problem, RUN_UID};
+pub use sandbox::RUN_UID;
+pub use spec::Spec;
 
-/// One run: what to execute, where, and how it is confined.
-#[derive(Debug, Clone)]
-pub struct Spec {
-    /// The program and its arguments, such as `["python3", "-c", "print(1)"]`.
-    pub argv: Vec<String>,
-    /// The run folder: the working directory and the only writable place on disk.
-    pub dir: PathBuf,
-    /// Folders and files outside the system paths the run may read, such as an
-    /// interpreter installed under /opt or the sources of mounts linked into `dir`.
-    pub read_only: Vec<PathBuf>,
-    /// Whether to run under bubblewrap. Without it the limits and the timeout hold,
-    /// but the run sees the machine as the calling process does.
-    pub sandbox: bool,
-    /// The limits.
-    pub limits: Limits,
+/// Why bubblewrap cannot run here, or `None` when it can: runs `true` inside it,
+/// in a folder of its own, as a run would.
+pub fn sandbox_problem() -> Option<String> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("ruby_llm_check_{}_{n}", std::process::id()));
+    if let Err(e) = std::fs::create_dir(&dir) {
+        return Some(format!("cannot make a folder to try bubblewrap in: {e}"));
+    }
+    let spec = Spec {
+        argv: vec!["true".to_string()],
+        dir: dir.clone(),
+        read_only: Vec::new(),
+        sandbox: true,
+        limits: Default::default(),
+    };
+    let outcome = run(&spec);
+    let _ = std::fs::remove_dir(&dir);
+    match outcome {
+        Err(Error::Sandbox(message)) if message.contains("not installed") => {
+            Some(sandbox::NOT_INSTALLED.to_string())
+        }
+        Err(e) => Some(format!("bubblewrap (bwrap) cannot start: {e}")),
+        Ok(out) if out.exit_code == Some(0) => None,
+        Ok(out) => Some(format!(
+            "bubblewrap (bwrap) cannot make a sandbox here: {}",
+            out.stderr.trim()
+        )),
+    }
 }
 
 /// How a run ended and what it printed.
@@ -189,7 +204,7 @@ async fn run_async(spec: &Spec, folder: owner::Folder) -> Result<Outcome> {
         .map_or_else(|| spec.argv.clone(), |w| w.argv.clone());
     let drop_to = wrapped.as_ref().and_then(|w| w.drop_to.clone());
     let keep = wrapped.as_ref().map(|w| w.keep.clone()).unwrap_or_default();
-    let uid = limits::run_uid(spec.sandbox);
+    let uid = sandbox::run_uid(spec.sandbox);
     // Taken back when this goes out of scope, also on an early return.
     let lent = drop_to.as_ref().map(|to| folder.lend(to.uid, to.gid));
     if let Some(lent) = &lent {

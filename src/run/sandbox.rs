@@ -4,7 +4,8 @@ use std::ffi::CString;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::Path;
 
-use super::{seccomp, Spec};
+use super::seccomp;
+use super::spec::Spec;
 use crate::error::{Error, Result};
 
 /// The system folders a program needs, read-only. A link among them (a merged
@@ -55,6 +56,17 @@ const STAGE: &str = "/tmp";
 
 /// The uid (and gid) a sandboxed run of a root app runs as: nobody's.
 pub const RUN_UID: u32 = 65534;
+
+/// The uid the run's processes have on the host: RUN_UID for a root app's
+/// sandboxed run, else the app's own.
+pub(super) fn run_uid(sandbox: bool) -> u32 {
+    let uid = rustix::process::geteuid().as_raw();
+    if sandbox && uid == 0 {
+        RUN_UID
+    } else {
+        uid
+    }
+}
 
 /// `spec.argv` wrapped in bwrap, with the descriptors and mounts the wrapping needs.
 pub(super) struct Wrapped {
@@ -286,7 +298,8 @@ fn bwrap_path() -> Option<String> {
         .map(|p| p.to_string_lossy().into_owned())
 }
 
-const NOT_INSTALLED: &str = "bubblewrap (bwrap) is not installed: install the bubblewrap package";
+pub(super) const NOT_INSTALLED: &str =
+    "bubblewrap (bwrap) is not installed: install the bubblewrap package";
 
 /// The environment bwrap starts with: none. The run's own comes from --setenv.
 pub(super) fn bwrap_env(command: &mut tokio::process::Command) {
@@ -302,36 +315,5 @@ pub(super) fn plain_env(command: &mut tokio::process::Command) {
     }
     if let Some(path) = std::env::var_os("PATH") {
         command.env("PATH", path);
-    }
-}
-
-/// Why bubblewrap cannot run here, or `None` when it can: runs `true` inside it,
-/// in a folder of its own, as a run would.
-pub fn available() -> Option<String> {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("ruby_llm_check_{}_{n}", std::process::id()));
-    if let Err(e) = std::fs::create_dir(&dir) {
-        return Some(format!("cannot make a folder to try bubblewrap in: {e}"));
-    }
-    let spec = Spec {
-        argv: vec!["true".to_string()],
-        dir: dir.clone(),
-        read_only: Vec::new(),
-        sandbox: true,
-        limits: Default::default(),
-    };
-    let outcome = super::run(&spec);
-    let _ = std::fs::remove_dir(&dir);
-    match outcome {
-        Err(Error::Sandbox(message)) if message.contains("not installed") => {
-            Some(NOT_INSTALLED.to_string())
-        }
-        Err(e) => Some(format!("bubblewrap (bwrap) cannot start: {e}")),
-        Ok(out) if out.exit_code == Some(0) => None,
-        Ok(out) => Some(format!(
-            "bubblewrap (bwrap) cannot make a sandbox here: {}",
-            out.stderr.trim()
-        )),
     }
 }

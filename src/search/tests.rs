@@ -1,4 +1,5 @@
 use super::*;
+use std::fs::File;
 
 fn opts(pattern: &str, context: usize, max_matches: usize) -> SearchOptions {
     SearchOptions {

@@ -14,7 +14,7 @@ use std::os::fd::BorrowedFd;
 use rustix::fs::{Mode, OFlags};
 use sha2::{Digest as _, Sha256};
 
-use super::{Snapshot, Stamp};
+use super::stamp::{Snapshot, Stamp};
 
 /// Which files of a snapshot get their content digested.
 #[derive(Debug, Clone, Copy)]

@@ -3,8 +3,9 @@
 
 use std::io::{self, BufRead};
 
+use super::ceiling::{MAX_RESULT_CHARS, TRAILER_ROOM};
+use super::format::{number_line, plural, truncation_marker};
 use super::utf8::{fill, Utf8Stream};
-use super::{number_line, plural, truncation_marker, MAX_RESULT_CHARS, TRAILER_ROOM};
 
 /// A window of numbered lines read from a file.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,10 +3,9 @@
 
 use std::io::{self, BufReader, Read};
 
-use super::{
-    read_chars, read_lines_counted, trailer_for_chars, trailer_for_lines, MAX_RESULT_CHARS,
-    TRAILER_ROOM,
-};
+use super::ceiling::{MAX_RESULT_CHARS, TRAILER_ROOM};
+use super::chars::{read_chars, trailer_for_chars};
+use super::lines::{read_lines_counted, trailer_for_lines};
 
 /// The largest text whose lines are all counted, so its trailer says how many it
 /// has: a few milliseconds of work. A larger one is never read past the window,

@@ -1,4 +1,5 @@
 use super::*;
+use std::borrow::Cow;
 use std::io::{self, BufReader, Read};
 
 /// The obvious, all-in-memory version of `read_lines`, to check the streaming one.

@@ -1,6 +1,6 @@
-//! The converters' source read as a graph of which module uses which: no two
-//! modules use each other, however indirectly, and no file reaches the size the
-//! style splits at. A circle makes two modules one in all but name; a new one
+//! The source of the core (`src/`) and of the binding (`ext/.../src/`) read as a
+//! graph of which module uses which: no two modules use each other, however
+//! indirectly, and no file reaches the size the style splits at. A circle makes two modules one in all but name; a new one
 //! fails here with the modules on it.
 //!
 //! A module "uses" another when one of its paths names it: a `use` line, or a
@@ -16,9 +16,14 @@ use std::path::{Path, PathBuf};
 
 use regex::Regex;
 
-/// The crate's source, where module paths start.
+/// The core crate's source, where its module paths start.
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// The binding crate's source.
+fn ext() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("ext/ruby_llm_file_store/src")
 }
 
 /// Every `.rs` file under `dir`.
@@ -36,15 +41,16 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// The module a file holds: `src/convert/pdf/font.rs` is `convert::pdf::font`,
-/// `src/convert/pdf/mod.rs` is `convert::pdf`.
-fn module_of(file: &Path) -> Vec<String> {
-    let relative = file.strip_prefix(src()).unwrap().with_extension("");
+/// The module a file of the crate at `base` holds: `src/convert/pdf/font.rs` is
+/// `convert::pdf::font`, `src/convert/pdf/mod.rs` is `convert::pdf`, `src/lib.rs`
+/// the crate itself.
+fn module_of(base: &Path, file: &Path) -> Vec<String> {
+    let relative = file.strip_prefix(base).unwrap().with_extension("");
     let mut module: Vec<String> = relative
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())
         .collect();
-    if module.last().is_some_and(|last| last == "mod") {
+    if module.last().is_some_and(|last| last == "mod") || module == ["lib"] {
         module.pop();
     }
     module
@@ -120,10 +126,10 @@ fn resolve(from: &[String], path: &str, modules: &BTreeSet<Vec<String>>) -> Opti
         .find(|prefix| modules.contains(prefix))
 }
 
-/// Module -> the modules it uses, for every file under `src/<root>`.
-fn uses(root: &str) -> BTreeMap<String, BTreeSet<String>> {
-    let files = rust_files(&src().join(root));
-    let mut modules: BTreeSet<Vec<String>> = files.iter().map(|f| module_of(f)).collect();
+/// Module -> the modules it uses, for every file under `base/<root>`.
+fn uses(base: &Path, root: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let files = rust_files(&base.join(root));
+    let mut modules: BTreeSet<Vec<String>> = files.iter().map(|f| module_of(base, f)).collect();
     let inline = Regex::new(r"^(?:pub(?:\([^)]*\))? )?mod (\w+) \{").unwrap();
     let use_start = Regex::new(r"^\s*(?:pub(?:\([^)]*\))? )?use\s").unwrap();
     let use_tree = Regex::new(r"\buse\s+([^;]*);").unwrap();
@@ -131,7 +137,7 @@ fn uses(root: &str) -> BTreeMap<String, BTreeSet<String>> {
     let mut sources = Vec::new();
     let mut inline_modules = BTreeSet::new();
     for file in &files {
-        let module = module_of(file);
+        let module = module_of(base, file);
         let text = std::fs::read_to_string(file).unwrap();
         // Code only: a doc link names a module without using it.
         let code: Vec<&str> = text
@@ -215,19 +221,36 @@ fn circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<BTreeSet<String>> 
     found
 }
 
-#[test]
-fn converter_modules_use_one_another_one_way() {
-    let graph = uses("convert");
-    for (module, used) in &graph {
+/// Prints `graph` and fails on a circle in it, or when it has fewer than `least` modules.
+fn assert_one_way(graph: &BTreeMap<String, BTreeSet<String>>, least: usize) {
+    for (module, used) in graph {
         let used: Vec<&str> = used.iter().map(String::as_str).collect();
         println!("{module} -> {}", used.join(", "));
     }
-    assert!(graph.len() > 10, "the converters were not found: {graph:?}");
-    let circles = circles(&graph);
+    assert!(
+        graph.len() >= least,
+        "the modules were not found: {graph:?}"
+    );
+    let circles = circles(graph);
     assert!(
         circles.is_empty(),
         "modules that use each other: {circles:?}"
     );
+}
+
+#[test]
+fn converter_modules_use_one_another_one_way() {
+    assert_one_way(&uses(&src(), "convert"), 10);
+}
+
+#[test]
+fn core_modules_use_one_another_one_way() {
+    assert_one_way(&uses(&src(), ""), 40);
+}
+
+#[test]
+fn binding_modules_use_one_another_one_way() {
+    assert_one_way(&uses(&ext(), ""), 8);
 }
 
 #[test]
@@ -267,9 +290,9 @@ fn the_graph_sees_a_circle_through_a_parent_and_its_child() {
 }
 
 #[test]
-fn converter_and_test_files_stay_under_500_lines() {
+fn source_and_test_files_stay_under_500_lines() {
     let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
-    let long: Vec<String> = [rust_files(&src().join("convert")), rust_files(&tests)]
+    let long: Vec<String> = [rust_files(&src()), rust_files(&ext()), rust_files(&tests)]
         .concat()
         .into_iter()
         .filter_map(|file| {

@@ -1,0 +1,72 @@
+//! What the store tells of one file: its entry, and the content type a write
+//! gave it, kept in an extended attribute.
+
+use std::fs::File;
+use std::io::Read;
+
+use rustix::fs::{Mode, OFlags};
+
+use crate::content_type;
+
+/// What a listing or a look-up tells of one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The path inside the store.
+    pub path: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Modification time: seconds since the epoch.
+    pub mtime_sec: i64,
+    /// Modification time: nanoseconds within the second.
+    pub mtime_nsec: u32,
+    /// The content type, from the name or else the first bytes.
+    pub content_type: String,
+    /// The SHA-256 of the content in hex, when the operation read or wrote all of it.
+    pub digest: Option<String>,
+}
+
+/// The extended attribute that keeps a content type given to a write.
+pub const TYPE_ATTRIBUTE: &str = "user.ruby_llm.content_type";
+
+/// The content type a write was given for the file `name` in `dir`, kept in its
+/// extended attribute, where the file system has them.
+pub(super) fn kept_type(dir: std::os::fd::BorrowedFd<'_>, name: &str) -> Option<String> {
+    use std::os::fd::AsRawFd;
+    // The descriptor's path in /proc reaches the file without following a link
+    // at `name`: lgetxattr reads the attribute of the name itself.
+    let path = format!("/proc/self/fd/{}/{name}", dir.as_raw_fd());
+    let mut value = [0u8; 256];
+    let len = rustix::fs::lgetxattr(path.as_str(), TYPE_ATTRIBUTE, &mut value).ok()?;
+    String::from_utf8(value[..len].to_vec()).ok()
+}
+
+/// The content type kept for the file open as `fd` (an `O_PATH` descriptor too).
+pub(super) fn kept_type_of(fd: std::os::fd::BorrowedFd<'_>) -> Option<String> {
+    use std::os::fd::AsRawFd;
+    let path = format!("/proc/self/fd/{}", fd.as_raw_fd());
+    let mut value = [0u8; 256];
+    let len = rustix::fs::getxattr(path.as_str(), TYPE_ATTRIBUTE, &mut value).ok()?;
+    String::from_utf8(value[..len].to_vec()).ok()
+}
+
+/// The content type of a file in a listing: the one given to its write, else from
+/// its name, or its first bytes.
+pub(super) fn listed_type(dir: std::os::fd::BorrowedFd<'_>, name: &str) -> String {
+    if let Some(ty) = kept_type(dir, name) {
+        return ty;
+    }
+    if let Some(ty) = content_type::from_name(name) {
+        return ty;
+    }
+    let mut head = [0u8; 512];
+    let read = rustix::fs::openat(
+        dir,
+        name,
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .ok()
+    .and_then(|fd| File::from(fd).read(&mut head).ok())
+    .unwrap_or(0);
+    content_type::from_content(&head[..read])
+}
