@@ -180,15 +180,20 @@ RSpec.describe RubyLLM::FileStore::Tools::GlobFiles do
       Conversation.create!(model: ScriptedLLMServer::MODEL, provider: :openai, assume_model_exists: true, context:)
     end
 
+    # The record loaded afresh, as a job loads it, talking to the scripted server.
+    def found(klass)
+      klass.find(conversation.id).tap { |record| record.context = context }
+    end
+
     it 'is offered when the record or its class asks, and kept when the record builds its chat again' do
       conversation.with_file_store(extra_tools: [:glob_files])
       conversation.file_store.write('notes/a.md', 'a')
       expect(conversation.to_llm.tools[:glob_files].call({ 'pattern' => 'notes/*' }))
         .to eq('notes/a.md (text/markdown, 1 byte)')
-      expect(Conversation.find(conversation.id).to_llm.tools).not_to include(:glob_files)
+      expect(found(Conversation).to_llm.tools).not_to include(:glob_files)
 
       stub_const('GlobbingChat', Class.new(Conversation) { file_store extra_tools: [:glob_files] })
-      record = GlobbingChat.find(conversation.id)
+      record = found(GlobbingChat)
       expect(record.to_llm.tools.keys.last).to eq(:glob_files)
       expect(record.to_llm.tools[:glob_files].call({ 'pattern' => '**/*.md' })).to eq('notes/a.md (text/markdown, 1 byte)')
     end
