@@ -127,7 +127,7 @@ module RubyLLM
     #   store.delete_folder("reports") # => [#<RubyLLM::StoredFile path: "reports/q3.pdf", ...>]
     def delete_folder(path)
       path = FileStore.path(path)
-      raise ArgumentError, "#{path} is a file, not a folder" if self[path]
+      raise FileStore.file_not_folder(path) if self[path]
 
       list(path).filter_map { |file| delete(file.path) }
     end

@@ -24,7 +24,7 @@
 //! that one's module (an EPUB's pages are read by `html`). [`cache`] sits
 //! above the dispatcher. What two modules share moves down into a module both
 //! use (`office/parts.rs`, `pdf/content.rs`, `common/`), never into one of
-//! them; `tests/convert_layers.rs` fails on any circle.
+//! them; `tests/layers.rs` fails on any circle.
 //!
 //! # Adding a converter
 //!
