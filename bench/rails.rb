@@ -20,6 +20,7 @@ ENV['RUBY_LLM_FILE_STORE_DATABASE_URL'] = "#{ARGV[0]}?pool=20" if ARGV[0]
 require 'rspec/core' # the spec support files register their hooks with RSpec
 require 'json'
 require 'ruby_llm/file_store'
+require_relative '../spec/support/active_storage_app'
 require_relative '../spec/support/active_storage_db'
 require_relative '../spec/support/active_storage_servers'
 require_relative '../spec/support/rails_models'

@@ -10,6 +10,7 @@ require_relative 'tidying'
 require_relative 'sqlite_wait'
 require_relative 'upload'
 require_relative 'view'
+require_relative 'kept_texts'
 
 RubyLLM::FileStore::RailsStore::SQLiteWait.hook!
 
@@ -34,6 +35,7 @@ module RubyLLM
     #   store.write("contract.pdf", message.attachment)
     class FileStore < RubyLLM::FileStore
       include RailsStore::Tidying
+      include RailsStore::KeptTexts
 
       # The chat record, and the owner record or nil.
       attr_reader :chat, :owner

@@ -115,6 +115,7 @@ module RubyLLM
         # The entries to search, and +[path, why]+ for each file left out.
         def entries_for(files)
           source = TextSource.new(store, config)
+          source.prefetch(files)
           unread = []
           entries = files.filter_map do |file|
             bytes = searchable(source, file)

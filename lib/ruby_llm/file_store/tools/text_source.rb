@@ -30,13 +30,22 @@ module RubyLLM
           seen_as_file?(type) ? [:file] : [:none]
         end
 
+        # Reads at once the kept texts of those of +files+ a converter reads, where the
+        # store can (the Active Storage store: a query a batch, not two a file), for
+        # #searchable to use.
+        def prefetch(files)
+          return unless @store.respond_to?(:cached_texts)
+
+          @prefetched = @store.cached_texts(files.select { |file| @registered[file.content_type.to_s] })
+        end
+
         # The bytes search_files greps for +file+: nil to read the file itself, its
         # converted text, or Unread saying why it has none. The search skips a file
         # with a NUL byte on its own, so no file is opened here to check first.
         def searchable(file)
           type = file.content_type.to_s
           if @registered[type]
-            text = @store.text(file.path, config: @config)
+            text = @prefetched&.delete(file.path) || @store.text(file.path, config: @config)
             # The converters fall back on the file as it is where its type holds text.
             return text ? text.b : Unread.new('gave no text')
           end

@@ -34,4 +34,23 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore text', :rails do
     shared.write('report.pdf', '%PDF-1.7 shared v2')
     expect(RubyLLM::ActiveRecord::ChatFile.find_by!(chat_id: chat.id, owner_key: '').text).to be_nil
   end
+
+  it 'searches the texts kept in many rows with a query a batch, not two a file, and converts none again' do
+    store = RubyLLM.file_store.active_storage(chat)
+    30.times { |i| store.write("reports/r#{i}.pdf", "%PDF-1.7 #{i}") }
+    30.times { |i| store.text("reports/r#{i}.pdf", config:) }
+    calls.clear
+    queries = []
+    counting = ActiveSupport::Notifications.subscribe('sql.active_record') do |*, payload|
+      queries << payload[:sql] unless %w[SCHEMA TRANSACTION].include?(payload[:name])
+    end
+    result = RubyLLM::FileStore::Tools::SearchFiles.new(store, config:).call(pattern: 'text of r17\.pdf')
+    ActiveSupport::Notifications.unsubscribe(counting)
+
+    expect(result).to start_with('reports/r17.pdf:1: text of r17.pdf')
+    expect(calls).to be_empty
+    # The listing, and one query for the 30 texts; reading each file's row and text
+    # on its own made 60 more.
+    expect(queries.size).to be <= 3, queries.join("\n")
+  end
 end
