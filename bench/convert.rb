@@ -73,7 +73,7 @@ class ConvertBench
   def ours(path, bytes)
     converter = path.end_with?('.pdf') ? :convert_pdf : :convert_office
     text = nil
-    time = best { text = RubyLLM::FileStore::Native.public_send(converter, bytes).first.to_s }
+    time = best { text = RubyLLM::FileStore::Native.public_send(converter, bytes)[:text].to_s }
     [text, time]
   end
 

@@ -103,6 +103,15 @@ pub fn found(ruby: &Ruby, out: SearchOutput, options: &SearchOptions) -> Result<
     Ok(hash)
 }
 
+/// A Hash of `pairs` under Symbol keys: a result Ruby reads by name, not position.
+pub fn named(ruby: &Ruby, pairs: &[(&str, Value)]) -> Result<RHash, Error> {
+    let hash = ruby.hash_new();
+    for (key, value) in pairs {
+        hash.aset(ruby.to_symbol(key), *value)?;
+    }
+    Ok(hash)
+}
+
 /// What the core's text rule says of a type, as Ruby receives it: `:text` for a
 /// type that holds text, `:unknown` when the bytes decide, false otherwise.
 pub fn text_kind(ruby: &Ruby, holds_text: Option<bool>) -> Value {

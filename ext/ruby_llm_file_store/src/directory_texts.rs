@@ -86,16 +86,7 @@ fn converted(
     rb_self: &Directory,
     path: StorePath,
     names: Vec<String>,
-) -> Result<
-    (
-        Option<String>,
-        Option<String>,
-        Option<String>,
-        u64,
-        (i64, u32),
-    ),
-    Error,
-> {
+) -> Result<RHash, Error> {
     let path = path.0;
     let chain = convert::chain(ruby, names)?;
     let root = rb_self
@@ -116,8 +107,18 @@ fn converted(
         conversion.mtime,
         Some(conversion.digest.clone()),
     );
-    Ok(match &conversion.text {
-        Ok(text) => (Some(text.to_string()), None, digest, size, mtime),
-        Err(refusal) => (None, Some(refusal.to_string()), digest, size, mtime),
-    })
+    let (text, why) = match &conversion.text {
+        Ok(text) => (Some(text.to_string()), None),
+        Err(refusal) => (None, Some(refusal.to_string())),
+    };
+    convert::named(
+        ruby,
+        &[
+            ("text", ruby.into_value(text)),
+            ("why", ruby.into_value(why)),
+            ("digest", ruby.into_value(digest)),
+            ("size", ruby.into_value(size)),
+            ("mtime", ruby.into_value(mtime)),
+        ],
+    )
 }

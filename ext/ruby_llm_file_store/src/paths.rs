@@ -1,8 +1,10 @@
 //! Module functions on Native for paths and content types.
 
-use magnus::{function, Error, RModule, RString, Ruby, Value};
+use magnus::{function, Error, RHash, RModule, RString, Ruby, Value};
 
 use file_store_core::{content_type, path, spill as spilling, text};
+
+use crate::convert::named;
 
 pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
     native.define_module_function("cap_result", function!(cap_result, 1))?;
@@ -43,9 +45,16 @@ fn numbered(name: String, n: usize) -> String {
 
 /// A long tool result as saved (JSON pretty-printed), its path, and the preview the
 /// model gets: `[saved, path, preview]`.
-fn spill(tool: String, result: String) -> (String, String, String) {
+fn spill(ruby: &Ruby, tool: String, result: String) -> Result<RHash, Error> {
     let spilled = spilling::spill(&tool, &result);
-    (spilled.saved, spilled.path, spilled.preview)
+    named(
+        ruby,
+        &[
+            ("saved", ruby.into_value(spilled.saved)),
+            ("path", ruby.into_value(spilled.path)),
+            ("preview", ruby.into_value(spilled.preview)),
+        ],
+    )
 }
 
 /// A tool result cut to the ceiling of what one result gives the model.

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use magnus::{function, method, prelude::*, Error, RModule, Ruby};
+use magnus::{function, method, prelude::*, Error, RHash, RModule, Ruby};
 
 use file_store_core::snapshot;
 
@@ -20,29 +20,23 @@ impl Snapshot {
         taken.map(Snapshot).map_err(|e| errors::map(ruby, e))
     }
 
-    /// `[created, changed, deleted, unnamed, hidden, entries]` from this snapshot
-    /// to `later`: `entries` are the new folders, links and other entries.
-    #[allow(clippy::type_complexity)]
-    fn changes(
-        &self,
-        later: &Snapshot,
-    ) -> (
-        Vec<String>,
-        Vec<String>,
-        Vec<String>,
-        Vec<String>,
-        Vec<String>,
-        Vec<String>,
-    ) {
-        let changes = snapshot::diff(&self.0, &later.0);
-        (
-            changes.created,
-            changes.changed,
-            changes.deleted,
-            changes.unnamed,
-            changes.hidden,
-            changes.entries,
-        )
+    /// `{created:, changed:, deleted:, unnamed:, hidden:, entries:}` from this
+    /// snapshot to `later`: `entries` are the new folders, links and other entries.
+    fn changes(ruby: &Ruby, rb_self: &Snapshot, later: &Snapshot) -> Result<RHash, Error> {
+        let changes = snapshot::diff(&rb_self.0, &later.0);
+        // Built here, not by convert.rs, which wraps snapshots and so uses this file.
+        let hash = ruby.hash_new();
+        for (key, paths) in [
+            ("created", changes.created),
+            ("changed", changes.changed),
+            ("deleted", changes.deleted),
+            ("unnamed", changes.unnamed),
+            ("hidden", changes.hidden),
+            ("entries", changes.entries),
+        ] {
+            hash.aset(ruby.to_symbol(key), paths)?;
+        }
+        Ok(hash)
     }
 
     /// Removes the regular file at `path` (as a snapshot lists it) below `dir`,

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use magnus::{function, Error, RArray, RHash, RModule, RString, Ruby};
+use magnus::{function, prelude::*, Error, RArray, RHash, RModule, RString, Ruby};
 
 use file_store_core::cancel::{self, Reader};
 use file_store_core::edit::{self, Edited};
@@ -82,7 +82,7 @@ fn edit_bytes(
     new_text: String,
     replace_all: bool,
     max_size: u64,
-) -> Result<(RString, usize, String), Error> {
+) -> Result<RHash, Error> {
     let content = owned_bytes(content);
     let max_size = usize::try_from(max_size).unwrap_or(usize::MAX);
     let result = nogvl(ruby, move || {
@@ -93,7 +93,14 @@ fn edit_bytes(
             content,
             replacements,
             changed,
-        }) => Ok((ruby.str_from_slice(&content), replacements, changed)),
+        }) => convert::named(
+            ruby,
+            &[
+                ("content", ruby.str_from_slice(&content).as_value()),
+                ("replacements", ruby.into_value(replacements)),
+                ("changed", ruby.into_value(changed)),
+            ],
+        ),
         Err(refusal) => Err(errors::edit_refused(ruby, refusal.to_string())),
     }
 }

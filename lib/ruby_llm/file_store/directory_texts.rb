@@ -27,12 +27,13 @@ module RubyLLM
           chain = Converters.native_chain(file.content_type, config:)
           return super unless chain
 
-          text, _why, *version = native(file.path) { |name| @native.converted(name, chain) }
-          return [text, read_version(*version)] if text
+          converted = native(file.path) { |name| @native.converted(name, chain) }
+          version = read_version(converted[:digest], converted[:size], converted[:mtime])
+          return [converted[:text], version] if converted[:text]
           # A type that holds text is read as it is when its converters give nothing.
           return super if Converters::Text.readable_type?(file.content_type)
 
-          [nil, read_version(*version)]
+          [nil, version]
         end
 
         private

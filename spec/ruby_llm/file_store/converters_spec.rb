@@ -82,7 +82,7 @@ RSpec.describe RubyLLM::FileStore::Converters do
   end
 
   def converters_text(name, documents)
-    RubyLLM::FileStore::Native.convert_office(File.binread("#{documents}/#{name}")).first
+    RubyLLM::FileStore::Native.convert_office(File.binread("#{documents}/#{name}"))[:text]
   end
 
   it 'reads a folder store file from the cache of its version, and a new version anew' do

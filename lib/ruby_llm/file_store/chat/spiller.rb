@@ -17,10 +17,10 @@ module RubyLLM
         limit = limit_for(tool)
         return content unless limit && content.is_a?(String) && content.length > limit
 
-        saved, path, preview = Native.spill(tool&.name.to_s, content)
-        file = @store.write(path, saved)
+        spilled = Native.spill(tool&.name.to_s, content)
+        file = @store.write(spilled[:path], spilled[:saved])
         @on_write&.call(file)
-        preview
+        spilled[:preview]
       rescue StandardError => e
         RubyLLM.logger.warn("ruby_llm-file_store: kept a long #{tool&.name} result whole: #{e.message}")
         content

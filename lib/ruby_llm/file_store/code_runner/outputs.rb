@@ -23,7 +23,9 @@ module RubyLLM
                     :over_count, :entries_over
 
         def initialize(store, before, after, budget:, files: nil)
-          created, changed, @deleted, unnamed, hidden, entries = before.changes(after)
+          changes = before.changes(after)
+          created, changed, @deleted, unnamed, hidden, entries =
+            changes.values_at(:created, :changed, :deleted, :unnamed, :hidden, :entries)
           @max = store.max_file_size
           @budget = @left = budget
           @files = files

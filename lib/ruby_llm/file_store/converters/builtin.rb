@@ -12,8 +12,7 @@ module RubyLLM
 
         # The text +function+ of the native core reads from +attachment+, or nil.
         def convert(function, attachment)
-          text, = FileStore::Native.public_send(function, attachment.content.to_s.b)
-          text
+          FileStore::Native.public_send(function, attachment.content.to_s.b)[:text]
         rescue FileStore::Error
           # The core failed on this file: it stays unread, like one it refused.
           nil
@@ -24,7 +23,7 @@ module RubyLLM
         #   Converters::Builtin.refusal(:convert_office, File.binread("bomb.docx"))
         #   # => "the archive uncompresses to more than 209715200 bytes"
         def refusal(function, bytes)
-          FileStore::Native.public_send(function, bytes.b).last
+          FileStore::Native.public_send(function, bytes.b)[:refusal]
         end
       end
 

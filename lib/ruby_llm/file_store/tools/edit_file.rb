@@ -27,15 +27,20 @@ module RubyLLM
             check_read(file)
             # Refused by its size before it is read: a 1 GB file is never loaded.
             refuse_large(file.path, file.byte_size, now: true)
-            content, replacements, changed = Native.edit(store.read(file.path), old_text.to_s, new_text.to_s,
-                                                         flag(replace_all), store.max_file_size)
+            edited = Native.edit(store.read(file.path), old_text.to_s, new_text.to_s, flag(replace_all),
+                                 store.max_file_size)
+            content = edited[:content]
             refuse_large(file.path, content.bytesize)
             wrote(store.write(file.path, content, content_type: file.content_type))
-            places = replacements == 1 ? '1 place' : "#{replacements} places"
-            "Edited #{file.path}: #{places} changed.\n#{changed.chomp}"
+            edited_note(file.path, edited)
           end
         rescue EditError => e
           "Error: #{e.message}"
+        end
+
+        def edited_note(path, edited)
+          places = edited[:replacements] == 1 ? '1 place' : "#{edited[:replacements]} places"
+          "Edited #{path}: #{places} changed.\n#{edited[:changed].chomp}"
         end
       end
     end

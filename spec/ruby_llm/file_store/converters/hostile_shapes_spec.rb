@@ -54,8 +54,9 @@ RSpec.describe 'Document converters on new shapes of hostile input', :large do
       require 'ruby_llm/file_store'
       bytes = $stdin.binmode.read
       started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-      text, why = RubyLLM::FileStore::Native.#{function}(bytes)
-      $stdout.write(Marshal.dump([Process.clock_gettime(Process::CLOCK_MONOTONIC) - started, text || why]))
+      converted = RubyLLM::FileStore::Native.#{function}(bytes)
+      $stdout.write(Marshal.dump([Process.clock_gettime(Process::CLOCK_MONOTONIC) - started,
+                                  converted[:text] || converted[:refusal]]))
     RUBY
     command = "ulimit -v #{1 << 20} && exec #{RbConfig.ruby.shellescape} -e #{script.shellescape}"
     out, _err, status = Open3.capture3(command, stdin_data: bytes, binmode: true)
