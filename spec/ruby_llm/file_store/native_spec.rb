@@ -1,6 +1,6 @@
 # frozen_string_literal: true
 
-require 'digest'
+require 'digest/sha2'
 
 # The native boundary: named values (Native::Slice, Native::Entry, search Hashes)
 # instead of positions, and the core's rules and limits exported once.
@@ -100,5 +100,21 @@ RSpec.describe RubyLLM::FileStore::Native, :native do
     expect(RubyLLM::FileStore::Converters.const_defined?(:Native, false)).to be(false)
     expect(RubyLLM::FileStore::Converters::Builtin.refusal(:convert_pdf, 'plain'))
       .to eq('not a readable PDF: no %PDF header')
+  end
+
+  it 'gives every result of several values by name: converters, conversions, spills, edits, snapshot changes' do
+    store.write('page.html', '<p>Hello</p>')
+    folder = File.join(tmp_dir, 'store')
+    before = native::Snapshot.take(folder)
+    File.write(File.join(folder, 'new.txt'), 'x')
+    converted = native::Directory.open(folder).converted('page.html', %w[html])
+
+    expect(native.convert_html('<p>Hello</p>')).to eq(text: "Hello\n", refusal: nil)
+    expect(native.convert_pdf('plain')).to eq(text: nil, refusal: 'not a readable PDF: no %PDF header')
+    expect(converted.slice(:text, :why, :size)).to eq(text: "Hello\n", why: nil, size: 12)
+    expect(converted[:digest]).to eq(Digest::SHA256.hexdigest('<p>Hello</p>'))
+    expect(native.spill('t', 'a' * 30_000).keys).to eq(%i[saved path preview])
+    expect(native.edit('a b a', 'a', 'c', true, 100).slice(:content, :replacements)).to eq(content: 'c b c', replacements: 2)
+    expect(before.changes(native::Snapshot.take(folder))).to include(created: ['new.txt'], changed: [], deleted: [])
   end
 end
