@@ -163,20 +163,35 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
       end
     end
 
-    it 'hold at most folder_bytes when the app is root (a tmpfs), and go after the run either way' do
+    it 'hold at most folder_bytes, a tmpfs whoever the app runs as, and go after the run either way' do
       limits[:folder_bytes] = 16 << 20
       with_own_tmpdir do |own|
         result = copy_runner.run(language: 'shell', code: 'head -c 40000000 /dev/zero > fill.bin; echo $?; ' \
-                                                          'du -k fill.bin | cut -f1')
-        status, kilobytes = result.stdout.split.map(&:to_i)
-        if root
-          expect(status).not_to eq(0)
-          expect(kilobytes).to be <= 16 << 10
-        else
-          # Only root may mount a tmpfs: file_bytes holds each file instead.
-          expect(kilobytes).to be <= (256 << 20) / 1024
-        end
+                                                          'du -k fill.bin | cut -f1; stat -f -c %T .')
+        status, kilobytes, kind = result.stdout.split
+        expect(status.to_i).not_to eq(0)
+        expect(kilobytes.to_i).to be <= 16 << 10
+        expect(kind).to eq('tmpfs')
         expect(Dir.children(own)).to be_empty
+      end
+    end
+
+    it "are on no mount of the host's, and the host's disk gets none of the bytes" do
+      limits[:folder_bytes] = 16 << 20
+      with_own_tmpdir do |own|
+        before = File.read('/proc/self/mountinfo').scan(/ruby_llm_run/).size
+        seen = nil
+        code = 'head -c 8000000 /dev/zero > fill.bin; sleep 0.3'
+        watcher = Thread.new do
+          sleep 0.02 until (dir = Dir.children(own).first)
+          sleep 0.2 # the run is writing by now
+          seen = [File.read('/proc/self/mountinfo').scan(/ruby_llm_run/).size,
+                  Dir.children(File.join(own, dir))]
+        end
+        copy_runner.run(language: 'shell', code:)
+        watcher.join(5)
+        expect(seen).to eq([before, []])
+        expect(memory.read('fill.bin').bytesize).to eq(8_000_000)
       end
     end
   end

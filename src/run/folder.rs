@@ -1,54 +1,44 @@
-//! Copy mode's run folders: made on a tmpfs of their own where the app may mount
-//! one (root), so a run fills at most its size; removed relative to descriptors,
+//! Copy mode's run folders: made on a tmpfs of their own, in namespaces only their
+//! runs enter, so a run fills at most its size; removed relative to descriptors,
 //! so no depth of folders (past PATH_MAX) and no link the code left stops it.
 
 use std::ffi::CString;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rustix::fs::{AtFlags, FileType, Mode};
 use rustix::io::Errno;
 
+use super::private;
 use crate::error::{Error, Result};
 use crate::tree::{DIR_FLAGS, MAX_DEPTH};
 
-/// Mounts a tmpfs of `bytes` on the folder `dir` (nosuid, nodev, private to root
-/// until a run is lent it). Returns whether it could: only root may.
-pub fn mount_tmpfs(dir: &Path, bytes: u64) -> Result<bool> {
-    if !rustix::process::geteuid().is_root() {
-        return Ok(false);
+/// Makes the empty folder `dir` a tmpfs of `bytes`, nosuid and nodev, in
+/// namespaces only its runs enter (`private`), whoever the app runs as. Returns the
+/// path the app reaches the folder's files by, or `None` where the kernel allows
+/// no such namespace (user namespaces off, for an app that is not root): the
+/// folder is then the plain one on disk.
+pub fn mount_tmpfs(dir: &Path, bytes: u64) -> Result<Option<PathBuf>> {
+    if dir.as_os_str().as_encoded_bytes().contains(&0) {
+        return Err(Error::InvalidArgument(format!(
+            "{} holds a NUL byte",
+            dir.display()
+        )));
     }
-    let target = CString::new(dir.as_os_str().as_encoded_bytes())
-        .map_err(|_| Error::InvalidArgument(format!("{} holds a NUL byte", dir.display())))?;
-    let options = CString::new(format!("size={bytes},mode=0700")).expect("no NUL in digits");
-    // SAFETY: NUL-terminated strings that live across the call.
-    let rc = unsafe {
-        libc::mount(
-            c"tmpfs".as_ptr(),
-            target.as_ptr(),
-            c"tmpfs".as_ptr(),
-            libc::MS_NOSUID | libc::MS_NODEV,
-            options.as_ptr().cast(),
-        )
-    };
-    Ok(rc == 0)
+    Ok(private::mount(dir, bytes).ok())
 }
 
-/// Removes the folder `dir` and everything in it: a tmpfs on it is detached, and
+/// Removes the folder `dir` and everything in it: a tmpfs on it is let go, and
 /// the rest is removed one name at a time relative to its folder's descriptor.
 /// Nothing behind a link is touched.
 pub fn remove(dir: &Path) -> Result<()> {
+    private::forget(dir);
     let shown = dir.display().to_string();
     let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) else {
         return Err(Error::InvalidArgument(format!(
             "{shown} is not a folder to remove"
         )));
     };
-    if let Ok(target) = CString::new(dir.as_os_str().as_encoded_bytes()) {
-        // A tmpfs of mount_tmpfs: detached, its pages freed. Not one: EINVAL.
-        // SAFETY: a NUL-terminated string.
-        unsafe { libc::umount2(target.as_ptr(), libc::MNT_DETACH | libc::UMOUNT_NOFOLLOW) };
-    }
     let parent =
         rustix::fs::open(parent, DIR_FLAGS, Mode::empty()).map_err(|e| Error::io(&shown, e))?;
     remove_at(

@@ -13,6 +13,7 @@ mod limits;
 pub mod mounts;
 mod output;
 mod owner;
+pub mod private;
 mod sandbox;
 mod seccomp;
 mod spec;
@@ -124,12 +125,16 @@ pub fn run(spec: &Spec) -> Result<Outcome> {
     if spec.argv.is_empty() {
         return Err(Error::InvalidArgument("the command is empty".to_string()));
     }
-    let folder = owner::Folder::open(&spec.dir)?;
+    let private = private::private_for(&spec.dir);
+    let folder = match &private {
+        Some(tmpfs) => owner::Folder::from_fd(tmpfs.root(), &spec.dir)?,
+        None => owner::Folder::open(&spec.dir)?,
+    };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| Error::Sandbox(format!("cannot start the runner: {e}")))?;
-    runtime.block_on(run_async(spec, folder))
+    runtime.block_on(run_async(spec, folder, private))
 }
 
 /// Takes a snapshot of `folder` with the digests `digests` asks for, noting what
@@ -190,7 +195,11 @@ fn shorten(path: &str) -> String {
     format!("{:?}… ({} levels)", &path[..cut], path.split('/').count())
 }
 
-async fn run_async(spec: &Spec, folder: owner::Folder) -> Result<Outcome> {
+async fn run_async(
+    spec: &Spec,
+    folder: owner::Folder,
+    private: Option<std::sync::Arc<private::PrivateTmpfs>>,
+) -> Result<Outcome> {
     let limits = spec.limits;
     let mut notes = Vec::new();
     let groups = cgroup::Groups::create(limits.processes, limits.memory_bytes, limits.cpu_percent);
@@ -228,14 +237,17 @@ async fn run_async(spec: &Spec, folder: owner::Folder) -> Result<Outcome> {
     let applied = limits::Applied::new(&limits, uid);
     let attach = groups.attach_fds();
     // SAFETY: the closure runs in the forked child before exec and only makes raw
-    // system calls (setrlimit, write, close_range, keyctl, fcntl, and for a root app
-    // unshare, mount, mkdir, open, setgroups and setres[ug]id on strings made
-    // before the fork), which are async-signal-safe.
+    // system calls (setrlimit, write, setns, chdir, close_range, keyctl, fcntl, and
+    // for a root app unshare, mount, mkdir, open, setgroups and setres[ug]id on
+    // strings made before the fork), which are async-signal-safe.
     unsafe {
         command.pre_exec(move || {
             limits::apply(&applied)?;
             for fd in &attach {
                 cgroup::join(*fd)?;
+            }
+            if let Some(tmpfs) = &private {
+                tmpfs.enter()?;
             }
             limits::isolate(&keep)?;
             if let Some(to) = &drop_to {

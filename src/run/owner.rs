@@ -11,7 +11,7 @@
 //! attributes, so the run leaves no data or claim about a file where no one looks. All of it through the
 //! folder's descriptor, hidden names included, no link followed.
 
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::Path;
 
 use rustix::fs::{AtFlags, FileType, Gid, Mode, OFlags, Uid};
@@ -44,7 +44,19 @@ impl Folder {
             }
             e => Error::io(&shown, e),
         })?;
-        let stat = rustix::fs::fstat(&fd).map_err(|e| Error::io(&shown, e))?;
+        Self::of(fd, &shown)
+    }
+
+    /// The folder `fd` is open on (a private tmpfs's root), for the run folder `dir`.
+    pub fn from_fd(fd: BorrowedFd<'_>, dir: &Path) -> Result<Folder> {
+        let shown = dir.display().to_string();
+        let fd = rustix::fs::openat(fd, ".", DIR_FLAGS, Mode::empty())
+            .map_err(|e| Error::io(&shown, e))?;
+        Self::of(fd, &shown)
+    }
+
+    fn of(fd: OwnedFd, shown: &str) -> Result<Folder> {
+        let stat = rustix::fs::fstat(&fd).map_err(|e| Error::io(shown, e))?;
         Ok(Folder {
             fd,
             mode: stat.st_mode & 0o7777,

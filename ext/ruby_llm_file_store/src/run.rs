@@ -45,13 +45,15 @@ fn run_code(
     convert::outcome(ruby, outcome)
 }
 
-/// Mounts a tmpfs of `bytes` on the empty folder `dir`; false where the app may
-/// not (only root may).
-fn run_folder_tmpfs(ruby: &Ruby, dir: String, bytes: u64) -> Result<bool, Error> {
-    nogvl(ruby, move || {
+/// Makes the empty folder `dir` a tmpfs of `bytes` and returns the path the app
+/// reaches its files by (`dir` itself for a root app, its private tmpfs's root for
+/// any other); nil where the kernel allows neither.
+fn run_folder_tmpfs(ruby: &Ruby, dir: String, bytes: u64) -> Result<Option<String>, Error> {
+    let reach = nogvl(ruby, move || {
         folder::mount_tmpfs(&PathBuf::from(dir), bytes)
     })?
-    .map_err(|e| errors::map(ruby, e))
+    .map_err(|e| errors::map(ruby, e))?;
+    Ok(reach.map(|path| path.to_string_lossy().into_owned()))
 }
 
 /// Removes a copy-mode run folder, however deep, never following a link.

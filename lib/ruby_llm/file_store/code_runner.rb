@@ -11,7 +11,7 @@ module RubyLLM
     #   folder itself, and a snapshot before and after tells which files it
     #   created, changed (by content, for the files whose times moved) or deleted;
     # - copy mode, for every other store: the code runs in an empty temporary folder
-    #   (a tmpfs of +folder_bytes+ when the app runs as root) holding copies of the
+    #   (a tmpfs of +folder_bytes+, whoever the app runs as) holding copies of the
     #   +files+ named, and what it writes or changes is saved back to the store. A
     #   file it deletes stays in the store.
     #
@@ -106,13 +106,13 @@ module RubyLLM
       end
 
       def run_on_copies(language, code, files)
-        Copies.run_folder(@limits[:folder_bytes]) do |dir|
-          Copies.new(store).copy_in(files, dir)
-          links = @mounts.link(dir)
+        Copies.run_folder(@limits[:folder_bytes]) do |dir, reach|
+          Copies.new(store).copy_in(files, reach)
+          links = @mounts.link(reach)
           outcome = execute(language, code, dir, links.sources)
           outputs = outputs_of(outcome)
           links.remove
-          saved, failed = Copies.new(store).save_back(dir, outputs, @on_write)
+          saved, failed = Copies.new(store).save_back(reach, outputs, @on_write)
           Result.of(outcome, outputs, notes: links.notes + outcome[:notes], saved:, failed:)
         end
       end

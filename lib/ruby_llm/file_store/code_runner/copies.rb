@@ -9,13 +9,15 @@ module RubyLLM
       # Copy mode's two ends: the named files into the run folder, and what the run
       # wrote back into the store.
       class Copies # :nodoc:
-        # Yields a new, empty run folder (a tmpfs of +bytes+ where the app may mount
-        # one) and removes it after, however deep the code made it. A failure to
-        # remove it must not take the run's result with it, so it is only warned about.
+        # Yields a new, empty run folder and the path the app reaches its files by,
+        # and removes it after, however deep the code made it. The folder is a tmpfs
+        # of +bytes+: on the host for a root app; for any other in namespaces only
+        # its runs enter, reached through a descriptor (the plain folder on disk
+        # where the kernel has no user namespaces). A failure to remove it must not
+        # take the run's result with it, so it is only warned about.
         def self.run_folder(bytes)
           dir = Dir.mktmpdir('ruby_llm_run')
-          Native.run_folder_tmpfs(dir, bytes)
-          yield dir
+          yield dir, Native.run_folder_tmpfs(dir, bytes) || dir
         ensure
           begin
             Native.remove_run_folder(dir) if dir
