@@ -8,10 +8,8 @@
 //! mid-run: nothing stays mounted on the host.
 
 use std::ffi::CString;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
-use std::os::unix::process::CommandExt;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 
 use rustix::fs::{Mode, OFlags};
@@ -33,10 +31,6 @@ pub struct PrivateTmpfs {
 
 /// The tmpfs of each run folder `mount` made, by the folder's path.
 static MOUNTED: Mutex<Vec<(PathBuf, Arc<PrivateTmpfs>)>> = Mutex::new(Vec::new());
-
-/// The program the namespaces' maker runs once it has mounted the tmpfs: it waits
-/// on its standard input, which the app closes once it holds the descriptors.
-const WAITER: &str = "/bin/cat";
 
 /// Mounts a tmpfs of `bytes` on the empty folder `dir`, in namespaces of its own,
 /// and keeps it for `private_for(dir)` until `forget(dir)`. Returns the path the
@@ -77,26 +71,11 @@ impl PrivateTmpfs {
         let gid = rustix::process::getegid().as_raw();
         let maps = (uid != 0).then(|| (format!("{uid} {uid} 1\n"), format!("{gid} {gid} 1\n")));
         let options = cstring(format!("size={bytes},mode=0700").as_bytes())?;
-        let mut maker = Command::new(WAITER);
-        maker
-            .env_clear()
-            .current_dir("/")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        // SAFETY: the closure runs in the forked child before exec and makes only raw
-        // system calls (unshare, open, write, close, mount) on data made before the fork.
-        unsafe {
-            maker.pre_exec(move || {
-                enter_own_namespaces(maps.as_ref())?;
-                mount_tmpfs(&target, &options)
-            });
-        }
-        let mut child = maker.spawn().map_err(|e| fail(e.to_string()))?;
-        let held = Self::hold(child.id(), dir, uid != 0);
-        // The maker's work is done: closing its input ends it.
-        drop(child.stdin.take());
-        let _ = child.wait();
+        let maker =
+            Maker::spawn(maps.as_ref(), &target, &options).map_err(|e| fail(e.to_string()))?;
+        let held = Self::hold(maker.pid, dir, uid != 0);
+        // The maker's work is done.
+        drop(maker);
         let (user, mount, root) = held.map_err(|e| fail(e.to_string()))?;
         let stat = rustix::fs::fstatfs(&root).map_err(|e| fail(e.to_string()))?;
         if stat.f_type != libc::TMPFS_MAGIC {
@@ -114,7 +93,7 @@ impl PrivateTmpfs {
 
     /// Opens the maker's namespaces and the tmpfs's root, while it still lives.
     fn hold(
-        pid: u32,
+        pid: libc::pid_t,
         dir: &Path,
         own_user: bool,
     ) -> std::io::Result<(Option<OwnedFd>, OwnedFd, OwnedFd)> {
@@ -157,7 +136,97 @@ impl PrivateTmpfs {
     }
 }
 
-/// In the maker, between fork and exec: a mount namespace whose mounts reach no
+/// The child that makes the namespaces and mounts the tmpfs, then waits, so that
+/// its namespaces can be opened, until it is dropped. A fork with no exec: the app
+/// may have no program to run in it (a distroless image).
+struct Maker {
+    pid: libc::pid_t,
+    go: Option<OwnedFd>,
+}
+
+impl Maker {
+    fn spawn(
+        maps: Option<&(String, String)>,
+        target: &CString,
+        options: &CString,
+    ) -> std::io::Result<Maker> {
+        let (ready_r, ready_w) = pipe()?;
+        let (go_r, go_w) = pipe()?;
+        // SAFETY: the child makes only raw system calls (unshare, open, write, read,
+        // close, mount) on data made before the fork, and leaves by _exit.
+        let pid = unsafe { libc::fork() };
+        if pid < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        if pid == 0 {
+            // SAFETY: the other ends, which the parent holds: open here too, the
+            // wait below would never see its pipe close.
+            unsafe {
+                libc::close(go_w.as_raw_fd());
+                libc::close(ready_r.as_raw_fd());
+            }
+            let made = enter_own_namespaces(maps).and_then(|()| mount_tmpfs(target, options));
+            let errno = match made {
+                Ok(()) => 0i32,
+                Err(e) => e.raw_os_error().unwrap_or(libc::EIO),
+            };
+            let told = errno.to_ne_bytes();
+            let mut byte = 0u8;
+            // SAFETY: raw system calls on descriptors and buffers of this frame.
+            unsafe {
+                libc::write(ready_w.as_raw_fd(), told.as_ptr().cast(), told.len());
+                libc::read(go_r.as_raw_fd(), (&mut byte as *mut u8).cast(), 1);
+                libc::_exit(0);
+            }
+        }
+        drop(ready_w);
+        drop(go_r);
+        let maker = Maker {
+            pid,
+            go: Some(go_w),
+        };
+        let mut told = [0u8; 4];
+        let read = loop {
+            match rustix::io::read(&ready_r, &mut told) {
+                Err(rustix::io::Errno::INTR) => continue,
+                other => break other,
+            }
+        };
+        match read {
+            Ok(4) => match i32::from_ne_bytes(told) {
+                0 => Ok(maker),
+                errno => Err(std::io::Error::from_raw_os_error(errno)),
+            },
+            Ok(_) => Err(std::io::Error::from_raw_os_error(libc::ECHILD)),
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+impl Drop for Maker {
+    /// Closing its pipe ends the maker; it is reaped here.
+    fn drop(&mut self) {
+        drop(self.go.take());
+        let mut status = 0;
+        // SAFETY: waits for the child this Maker forked.
+        while unsafe { libc::waitpid(self.pid, &mut status, 0) } < 0
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR)
+        {}
+    }
+}
+
+/// A pipe's two ends, closed on exec.
+fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
+    let mut ends = [0 as libc::c_int; 2];
+    // SAFETY: pipe2 fills the two descriptors it was given room for.
+    if unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: both are new descriptors, owned by nothing else.
+    Ok(unsafe { (OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) })
+}
+
+/// In the maker, between fork and its exit: a mount namespace whose mounts reach no
 /// other and, given the `maps` of an app that is not root, a user namespace mapping
 /// its own uid and gid to themselves, which owns the mount namespace.
 fn enter_own_namespaces(maps: Option<&(String, String)>) -> std::io::Result<()> {
@@ -252,5 +321,14 @@ mod tests {
         forget(&dir);
         assert!(private_for(&dir).is_none());
         assert!(std::fs::metadata(reach.join("a.txt")).is_err());
+    }
+
+    #[test]
+    fn a_folder_it_cannot_mount_on_is_an_error_naming_it_and_nothing_is_kept() {
+        let base = tempfile::tempdir().unwrap();
+        let dir = base.path().join("missing");
+        let err = mount(&dir, 1 << 20).unwrap_err().to_string();
+        assert!(err.contains("missing"), "{err}");
+        assert!(private_for(&dir).is_none());
     }
 }
