@@ -16,6 +16,7 @@ use file_store_core::run::{Limits, Outcome};
 use file_store_core::search::tree::{Given, Plan, Step};
 use file_store_core::search::{self, SearchInput, SearchOptions, SearchOutput, Source};
 
+use crate::named::named;
 use crate::snapshot::Snapshot;
 
 /// The bytes of `content`, copied, because another Ruby thread may change the string
@@ -91,25 +92,18 @@ pub fn search_inputs(
 /// and `:skipped_shown` (`[path, why]` pairs).
 pub fn found(ruby: &Ruby, out: SearchOutput, options: &SearchOptions) -> Result<RHash, Error> {
     let summary = search::format_summary(&out, options.max_matches);
-    let hash = ruby.hash_new();
-    let set = |key: &str, value: Value| hash.aset(ruby.to_symbol(key), value);
-    set("text", out.text.into_value_with(ruby))?;
-    set("shown", out.shown.into_value_with(ruby))?;
-    set("total", out.total_matches.into_value_with(ruby))?;
-    set("files_matched", out.files_matched.into_value_with(ruby))?;
-    set("summary", summary.into_value_with(ruby))?;
-    set("skipped", out.skipped.into_value_with(ruby))?;
-    set("skipped_shown", out.skipped_shown.into_value_with(ruby))?;
-    Ok(hash)
-}
-
-/// A Hash of `pairs` under Symbol keys: a result Ruby reads by name, not position.
-pub fn named(ruby: &Ruby, pairs: &[(&str, Value)]) -> Result<RHash, Error> {
-    let hash = ruby.hash_new();
-    for (key, value) in pairs {
-        hash.aset(ruby.to_symbol(key), *value)?;
-    }
-    Ok(hash)
+    named(
+        ruby,
+        &[
+            ("text", out.text.into_value_with(ruby)),
+            ("shown", out.shown.into_value_with(ruby)),
+            ("total", out.total_matches.into_value_with(ruby)),
+            ("files_matched", out.files_matched.into_value_with(ruby)),
+            ("summary", summary.into_value_with(ruby)),
+            ("skipped", out.skipped.into_value_with(ruby)),
+            ("skipped_shown", out.skipped_shown.into_value_with(ruby)),
+        ],
+    )
 }
 
 /// What the core's text rule says of a type, as Ruby receives it: `:text` for a
@@ -156,27 +150,29 @@ pub fn run_limits(ruby: &Ruby, timeout: f64, limits: RHash) -> Result<Limits, Er
 
 /// How a run ended, as a Hash, with the folder's snapshots from before and after.
 pub fn outcome(ruby: &Ruby, outcome: Outcome) -> Result<RHash, Error> {
-    let hash = ruby.hash_new();
-    let set = |key: &str, value: Value| hash.aset(ruby.to_symbol(key), value);
-    set("exit_code", ruby.into_value(outcome.exit_code))?;
-    set("signal", ruby.into_value(outcome.signal))?;
-    set("timed_out", ruby.into_value(outcome.timed_out))?;
-    set("stdout", ruby.into_value(outcome.stdout))?;
-    set("stderr", ruby.into_value(outcome.stderr))?;
-    set("stdout_bytes", ruby.into_value(outcome.stdout_bytes))?;
-    set("stderr_bytes", ruby.into_value(outcome.stderr_bytes))?;
-    set("seconds", ruby.into_value(outcome.elapsed.as_secs_f64()))?;
-    set(
-        "processes_limited",
-        ruby.into_value(outcome.processes_limited),
-    )?;
-    set("memory_limited", ruby.into_value(outcome.memory_limited))?;
-    set("cpu_limited", ruby.into_value(outcome.cpu_limited))?;
-    set("uid", ruby.into_value(outcome.uid))?;
-    set("notes", ruby.into_value(outcome.notes))?;
-    set("before", ruby.into_value(Snapshot(outcome.before)))?;
-    set("after", ruby.into_value(Snapshot(outcome.after)))?;
-    Ok(hash)
+    named(
+        ruby,
+        &[
+            ("exit_code", ruby.into_value(outcome.exit_code)),
+            ("signal", ruby.into_value(outcome.signal)),
+            ("timed_out", ruby.into_value(outcome.timed_out)),
+            ("stdout", ruby.into_value(outcome.stdout)),
+            ("stderr", ruby.into_value(outcome.stderr)),
+            ("stdout_bytes", ruby.into_value(outcome.stdout_bytes)),
+            ("stderr_bytes", ruby.into_value(outcome.stderr_bytes)),
+            ("seconds", ruby.into_value(outcome.elapsed.as_secs_f64())),
+            (
+                "processes_limited",
+                ruby.into_value(outcome.processes_limited),
+            ),
+            ("memory_limited", ruby.into_value(outcome.memory_limited)),
+            ("cpu_limited", ruby.into_value(outcome.cpu_limited)),
+            ("uid", ruby.into_value(outcome.uid)),
+            ("notes", ruby.into_value(outcome.notes)),
+            ("before", ruby.into_value(Snapshot(outcome.before))),
+            ("after", ruby.into_value(Snapshot(outcome.after))),
+        ],
+    )
 }
 
 /// The plan of `registry`, an Array of `[key, [name, ...]]` where a name is a

@@ -9,7 +9,8 @@ use magnus::{function, Error, RHash, RModule, RString, Ruby};
 
 use file_store_core::convert::{self, Converted};
 
-use crate::convert::{named, owned_bytes};
+use crate::convert::owned_bytes;
+use crate::named::named;
 use crate::nogvl::nogvl_abandonable;
 
 pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {

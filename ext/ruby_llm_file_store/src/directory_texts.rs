@@ -13,6 +13,7 @@ use file_store_core::version::Version;
 use crate::convert::{self, StorePath};
 use crate::directory::Directory;
 use crate::errors;
+use crate::named::named;
 use crate::nogvl::nogvl_abandonable;
 
 pub fn define(class: &RClass) -> Result<(), Error> {
@@ -111,7 +112,7 @@ fn converted(
         Ok(text) => (Some(text.to_string()), None),
         Err(refusal) => (None, Some(refusal.to_string())),
     };
-    convert::named(
+    named(
         ruby,
         &[
             ("text", ruby.into_value(text)),

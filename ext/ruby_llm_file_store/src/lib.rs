@@ -13,6 +13,7 @@ mod directory_texts;
 mod entry;
 mod errors;
 mod lock;
+mod named;
 mod nogvl;
 mod paths;
 mod run;

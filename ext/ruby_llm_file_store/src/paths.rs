@@ -4,7 +4,7 @@ use magnus::{function, Error, RHash, RModule, RString, Ruby, Value};
 
 use file_store_core::{content_type, path, spill as spilling, text};
 
-use crate::convert::named;
+use crate::named::named;
 
 pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
     native.define_module_function("cap_result", function!(cap_result, 1))?;

@@ -7,7 +7,7 @@ use magnus::{function, method, prelude::*, Error, RHash, RModule, Ruby};
 
 use file_store_core::snapshot;
 
-use crate::{errors, nogvl::nogvl};
+use crate::{errors, named::named, nogvl::nogvl};
 
 #[magnus::wrap(class = "RubyLLM::FileStore::Native::Snapshot", free_immediately, size)]
 pub struct Snapshot(pub snapshot::Snapshot);
@@ -24,19 +24,17 @@ impl Snapshot {
     /// snapshot to `later`: `entries` are the new folders, links and other entries.
     fn changes(ruby: &Ruby, rb_self: &Snapshot, later: &Snapshot) -> Result<RHash, Error> {
         let changes = snapshot::diff(&rb_self.0, &later.0);
-        // Built here, not by convert.rs, which wraps snapshots and so uses this file.
-        let hash = ruby.hash_new();
-        for (key, paths) in [
-            ("created", changes.created),
-            ("changed", changes.changed),
-            ("deleted", changes.deleted),
-            ("unnamed", changes.unnamed),
-            ("hidden", changes.hidden),
-            ("entries", changes.entries),
-        ] {
-            hash.aset(ruby.to_symbol(key), paths)?;
-        }
-        Ok(hash)
+        named(
+            ruby,
+            &[
+                ("created", ruby.into_value(changes.created)),
+                ("changed", ruby.into_value(changes.changed)),
+                ("deleted", ruby.into_value(changes.deleted)),
+                ("unnamed", ruby.into_value(changes.unnamed)),
+                ("hidden", ruby.into_value(changes.hidden)),
+                ("entries", ruby.into_value(changes.entries)),
+            ],
+        )
     }
 
     /// Removes the regular file at `path` (as a snapshot lists it) below `dir`,

@@ -12,6 +12,7 @@ use file_store_core::text;
 
 use crate::convert::{self, owned_bytes};
 use crate::errors;
+use crate::named::named;
 use crate::nogvl::nogvl;
 use crate::slice::Slice;
 
@@ -93,7 +94,7 @@ fn edit_bytes(
             content,
             replacements,
             changed,
-        }) => convert::named(
+        }) => named(
             ruby,
             &[
                 ("content", ruby.str_from_slice(&content).as_value()),
