@@ -194,6 +194,31 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
         expect(memory.read('fill.bin').bytesize).to eq(8_000_000)
       end
     end
+
+    # Whether a process of the host runs `sleep marker`.
+    def sleeping?(marker)
+      Dir.glob('/proc/[0-9]*/cmdline').any? do |file|
+        File.read(file) == "sleep\0#{marker}\0"
+      rescue SystemCallError
+        false
+      end
+    end
+
+    it 'leave nothing mounted and no process behind when the app is killed mid-run' do
+      with_own_tmpdir do
+        marker = "31.#{rand(1_000_000)}"
+        app = fork do
+          copy_runner.run(language: 'shell', code: "head -c 8000000 /dev/zero > fill.bin; sleep #{marker}")
+          exit!
+        end
+        Timeout.timeout(10) { sleep 0.05 until sleeping?(marker) }
+        Process.kill(:KILL, app)
+        Process.wait(app)
+        Timeout.timeout(10) { sleep 0.05 while sleeping?(marker) }
+        expect(File.read('/proc/self/mountinfo')).not_to include('ruby_llm_run')
+        expect(File.read('/proc/1/mountinfo')).not_to include('ruby_llm_run') if File.readable?('/proc/1/mountinfo')
+      end
+    end
   end
 
   describe 'the bytes a run leaves' do
