@@ -49,20 +49,26 @@ where
         null_mut()
     }
     unsafe extern "C" fn unblock(data: *mut c_void) {
-        // Called by Ruby on another thread, holding the GVL: only sets the flag.
+        // Called by Ruby on another thread holding the GVL, or from a signal
+        // handler (RB_NOGVL_UBF_ASYNC_SAFE): only sets the flag.
         (*(data as *const AtomicBool)).store(true, Ordering::SeqCst);
     }
     let mut refused = 0;
     loop {
-        // The `2` variant neither runs the work when an interrupt is already
+        // RB_NOGVL_INTR_FAIL neither runs the work when an interrupt is already
         // pending nor raises one on return, so no Ruby exception unwinds
         // through this frame: interrupts are raised below, through magnus.
+        // RB_NOGVL_UBF_ASYNC_SAFE, which `unblock` is: without it, Ruby starts a
+        // thread for every call made on the main thread of a single-threaded
+        // program (a console, a script, a job runner's one thread) to call the
+        // unblocking function on a signal, about 50 microseconds a call.
         unsafe {
-            rb_sys::rb_thread_call_without_gvl2(
+            rb_sys::rb_nogvl(
                 Some(call::<F, T>),
                 &mut slot as *mut _ as *mut c_void,
                 Some(unblock),
                 Arc::as_ptr(&flag) as *mut c_void,
+                (rb_sys::RB_NOGVL_INTR_FAIL | rb_sys::RB_NOGVL_UBF_ASYNC_SAFE) as i32,
             );
         }
         if slot.1.is_none() || flag.load(Ordering::SeqCst) {

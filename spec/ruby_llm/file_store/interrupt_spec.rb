@@ -78,6 +78,23 @@ RSpec.describe 'Interrupting native calls', :large, :native do
       expect(timed_out_after(0.2) { search }).to be < [0.6, whole / 2].min
     end
 
+    # A program of one thread (a console, a script): Ctrl-C reaches the call
+    # through Ruby's signal handler, with no other thread to deliver it.
+    it 'stops a search at Ctrl-C in a program of one thread' do
+      lib = File.expand_path('../../../lib', __dir__)
+      code = "require 'ruby_llm/file_store'; s = RubyLLM::FileStore::Directory.new(ARGV[0]); $stdout.puts 'go'; " \
+             '$stdout.flush; s.search_tree(nil, ARGV[1], literal: false, ignore_case: true, context: 0, ' \
+             'max_matches: 10); puts :finished'
+      IO.popen([RbConfig.ruby, '-I', lib, '-e', code, root, pattern, { err: %i[child out] }]) do |io|
+        expect(io.gets).to eq("go\n")
+        sleep 0.3
+        Process.kill(:INT, io.pid)
+        stopped = elapsed { expect(io.read).to include('Interrupt') }
+        expect(stopped).to be < 0.5
+      end
+      expect(Process.last_status.termsig).to eq(Signal.list['INT'])
+    end
+
     it 'stops a search through the listed files when the timeout ends' do
       entries = store.list.map { |file| [file.path, nil] }
       expect(timed_out_after(0.2) do
