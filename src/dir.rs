@@ -26,7 +26,7 @@ use crate::error::{Error, Result};
 use crate::{content_type, path};
 
 use entry::kept_type_of;
-pub use entry::{Entry, TYPE_ATTRIBUTE};
+pub use entry::{Entry, TYPES_KEPT_ATTRIBUTE, TYPE_ATTRIBUTE};
 use resolve::Opened;
 pub use write::AtomicWriter;
 
@@ -83,6 +83,7 @@ impl Root {
         let mut entries = walk::list_tree(
             start.as_ref().map_or(self.fd.as_fd(), |fd| fd.as_fd()),
             &base,
+            entry::types_kept(self.fd.as_fd()),
         )?;
         entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         Ok(entries)
@@ -118,7 +119,10 @@ impl Root {
                 if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
                     return Ok(None);
                 }
-                let content_type = kept_type_of(fd.as_fd())
+                let kept = entry::types_kept(self.fd.as_fd());
+                let content_type = kept
+                    .then(|| kept_type_of(fd.as_fd()))
+                    .flatten()
                     .or_else(|| content_type::from_name(&path))
                     .unwrap_or_else(|| self.sniffed_type(&path));
                 return Ok(Some(walk::entry_of(&path, &stat, content_type)));
@@ -135,7 +139,12 @@ impl Root {
             Err(Error::NotFound(_) | Error::IsFile(_) | Error::SymbolicLink(_)) => return Ok(None),
             Err(e) => return Err(e),
         };
-        walk::entry_at(parent.as_fd(), name, &path)
+        walk::entry_at(
+            parent.as_fd(),
+            name,
+            &path,
+            entry::types_kept(self.fd.as_fd()),
+        )
     }
 
     /// Opens the regular file at `path` for reading, without following any link.
@@ -214,7 +223,8 @@ impl Root {
         refuse_hidden(&path)?;
         let (parent, name) = walk::open_parent(self.fd.as_fd(), &path, true)?;
         let name = name.to_string();
-        AtomicWriter::create(parent, name, path)
+        let root = rustix::io::fcntl_dupfd_cloexec(&self.fd, 0).map_err(|e| Error::io(&path, e))?;
+        AtomicWriter::create(root, parent, name, path)
     }
 
     /// Writes `bytes` to `path` atomically, replacing any file there.
@@ -250,7 +260,8 @@ impl Root {
         if walk::kind_at(parent, name, &path)? == Some(FileType::Directory) {
             return Err(Error::IsFolder(path));
         }
-        let Some(entry) = walk::entry_at(parent, name, &path)? else {
+        let Some(entry) = walk::entry_at(parent, name, &path, entry::types_kept(self.fd.as_fd()))?
+        else {
             return Ok(None);
         };
         match rustix::fs::unlinkat(parent, name, AtFlags::empty()) {

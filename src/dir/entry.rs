@@ -28,6 +28,31 @@ pub struct Entry {
 /// The extended attribute that keeps a content type given to a write.
 pub const TYPE_ATTRIBUTE: &str = "user.ruby_llm.content_type";
 
+/// The extended attribute of a store's own folder saying that a write kept a
+/// content type in some file below it. Looking for a kept type costs a listing a
+/// path lookup through /proc for every file, about as much as the rest of the
+/// listing: a store where no write kept one is listed without them.
+pub const TYPES_KEPT_ATTRIBUTE: &str = "user.ruby_llm.types_kept";
+
+/// Whether a write ever kept a content type below the store folder `root`.
+pub(super) fn types_kept(root: std::os::fd::BorrowedFd<'_>) -> bool {
+    rustix::fs::fgetxattr(root, TYPES_KEPT_ATTRIBUTE, &mut [0u8; 8]).is_ok()
+}
+
+/// Marks the store folder `root` as one where a write keeps a content type,
+/// before the write does, so that no listing after the write misses it.
+pub(super) fn mark_types_kept(root: std::os::fd::BorrowedFd<'_>) {
+    if !types_kept(root) {
+        // Unsupported on some file systems: the files' types are then detected.
+        let _ = rustix::fs::fsetxattr(
+            root,
+            TYPES_KEPT_ATTRIBUTE,
+            b"1",
+            rustix::fs::XattrFlags::empty(),
+        );
+    }
+}
+
 /// The content type a write was given for the file `name` in `dir`, kept in its
 /// extended attribute, where the file system has them.
 pub(super) fn kept_type(dir: std::os::fd::BorrowedFd<'_>, name: &str) -> Option<String> {
@@ -49,10 +74,10 @@ pub(super) fn kept_type_of(fd: std::os::fd::BorrowedFd<'_>) -> Option<String> {
     String::from_utf8(value[..len].to_vec()).ok()
 }
 
-/// The content type of a file in a listing: the one given to its write, else from
-/// its name, or its first bytes.
-pub(super) fn listed_type(dir: std::os::fd::BorrowedFd<'_>, name: &str) -> String {
-    if let Some(ty) = kept_type(dir, name) {
+/// The content type of a file in a listing: the one given to its write (looked
+/// for where `kept`), else from its name, or its first bytes.
+pub(super) fn listed_type(dir: std::os::fd::BorrowedFd<'_>, name: &str, kept: bool) -> String {
+    if let Some(ty) = kept.then(|| kept_type(dir, name)).flatten() {
         return ty;
     }
     if let Some(ty) = content_type::from_name(name) {

@@ -338,7 +338,8 @@ fn says_which_folder_went_when_a_write_loses_a_race_with_its_deletion() {
     // The folder goes between the writer opening it and creating its file.
     let (parent, name) = walk::open_parent(root.fd.as_fd(), "notes/c.txt", true).unwrap();
     root.delete("notes/a.txt").unwrap();
-    let error = AtomicWriter::create(parent, name.to_string(), "notes/c.txt".to_string())
+    let own = rustix::io::fcntl_dupfd_cloexec(&root.fd, 0).unwrap();
+    let error = AtomicWriter::create(own, parent, name.to_string(), "notes/c.txt".to_string())
         .unwrap_err()
         .to_string();
     assert_eq!(
@@ -363,6 +364,45 @@ fn keeps_a_given_content_type() {
     assert_eq!(
         root.stat("data").unwrap().unwrap().content_type,
         "text/plain"
+    );
+}
+
+#[test]
+fn kept_types_are_looked_for_only_in_a_store_where_a_write_kept_one() {
+    let (tmp, root) = store();
+    let folder = tmp.path().join("store");
+    root.write("plain/a", b"{}").unwrap();
+    // Set by another program, in a store where no write kept a type: not looked for.
+    let file = folder.join("plain/a");
+    rustix::fs::setxattr(
+        &file,
+        TYPE_ATTRIBUTE,
+        b"application/json",
+        rustix::fs::XattrFlags::empty(),
+    )
+    .unwrap();
+    assert_eq!(root.list(None).unwrap()[0].content_type, "text/plain");
+    assert!(rustix::fs::getxattr(&folder, TYPES_KEPT_ATTRIBUTE, &mut [0u8; 8]).is_err());
+    // A typed write deep down marks the store's own folder, and every kept type counts.
+    root.write_typed("deep/down/b", b"x", Some("text/csv".to_string()))
+        .unwrap();
+    assert!(rustix::fs::getxattr(&folder, TYPES_KEPT_ATTRIBUTE, &mut [0u8; 8]).is_ok());
+    let types: Vec<(String, String)> = root
+        .list(None)
+        .unwrap()
+        .into_iter()
+        .map(|e| (e.path, e.content_type))
+        .collect();
+    assert_eq!(
+        types,
+        [
+            ("deep/down/b".to_string(), "text/csv".to_string()),
+            ("plain/a".to_string(), "application/json".to_string()),
+        ]
+    );
+    assert_eq!(
+        root.stat("plain/a").unwrap().unwrap().content_type,
+        "application/json"
     );
 }
 

@@ -92,8 +92,14 @@ pub(super) fn kind_at(dir: BorrowedFd<'_>, name: &str, path: &str) -> Result<Opt
     }
 }
 
-/// The entry for the regular file `name` in `dir`, or `None` when it is anything else.
-pub(super) fn entry_at(dir: BorrowedFd<'_>, name: &str, path: &str) -> Result<Option<Entry>> {
+/// The entry for the regular file `name` in `dir`, or `None` when it is anything
+/// else; its kept content type is looked for where `kept` (`entry::types_kept`).
+pub(super) fn entry_at(
+    dir: BorrowedFd<'_>,
+    name: &str,
+    path: &str,
+    kept: bool,
+) -> Result<Option<Entry>> {
     if path::hidden(path) {
         return Ok(None);
     }
@@ -105,7 +111,7 @@ pub(super) fn entry_at(dir: BorrowedFd<'_>, name: &str, path: &str) -> Result<Op
     if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
         return Ok(None);
     }
-    Ok(Some(entry_of(path, &stat, listed_type(dir, name))))
+    Ok(Some(entry_of(path, &stat, listed_type(dir, name, kept))))
 }
 
 /// The entry of the regular file at `path` whose status is `stat`.
@@ -134,8 +140,9 @@ type Found = (Arc<OwnedFd>, String, String);
 
 /// Every regular file below `start`, whose path inside the store is `base`. Most of
 /// a listing is one `stat` per file, so the files are statted in batches spread over
-/// the cores, each relative to its folder's descriptor.
-pub(super) fn list_tree(start: BorrowedFd<'_>, base: &str) -> Result<Vec<Entry>> {
+/// the cores, each relative to its folder's descriptor. Kept content types are
+/// looked for where `kept`.
+pub(super) fn list_tree(start: BorrowedFd<'_>, base: &str, kept: bool) -> Result<Vec<Entry>> {
     let mut entries = Vec::new();
     let mut batch: Vec<Found> = Vec::new();
     let mut folders = 0;
@@ -148,21 +155,21 @@ pub(super) fn list_tree(start: BorrowedFd<'_>, base: &str) -> Result<Vec<Entry>>
         }
         batch.push((Arc::clone(dir), name.to_string(), path));
         if batch.len() >= BATCH_FILES || folders >= BATCH_FOLDERS {
-            stat_batch(&mut batch, &mut entries)?;
+            stat_batch(&mut batch, &mut entries, kept)?;
             folders = 0;
         }
         Ok(())
     })?;
-    stat_batch(&mut batch, &mut entries)?;
+    stat_batch(&mut batch, &mut entries, kept)?;
     Ok(entries)
 }
 
 /// Stats every file of `batch` into `entries`, on as many threads as there are cores.
-fn stat_batch(batch: &mut Vec<Found>, entries: &mut Vec<Entry>) -> Result<()> {
+fn stat_batch(batch: &mut Vec<Found>, entries: &mut Vec<Entry>, kept: bool) -> Result<()> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
     let stat_part = |part: &[Found]| -> Result<Vec<Entry>> {
         part.iter()
-            .filter_map(|(dir, name, path)| entry_at(dir.as_fd(), name, path).transpose())
+            .filter_map(|(dir, name, path)| entry_at(dir.as_fd(), name, path, kept).transpose())
             .collect()
     };
     if batch.len() < PARALLEL_FROM || threads == 1 {

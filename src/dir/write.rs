@@ -26,6 +26,8 @@ const HEAD: usize = 512;
 /// before then removes the temporary file and leaves the old file whole.
 #[derive(Debug)]
 pub struct AtomicWriter {
+    /// The store's own folder, marked when a content type is kept below it.
+    root: OwnedFd,
     parent: OwnedFd,
     name: String,
     temp: String,
@@ -37,7 +39,12 @@ pub struct AtomicWriter {
 }
 
 impl AtomicWriter {
-    pub(super) fn create(parent: OwnedFd, name: String, path: String) -> Result<AtomicWriter> {
+    pub(super) fn create(
+        root: OwnedFd,
+        parent: OwnedFd,
+        name: String,
+        path: String,
+    ) -> Result<AtomicWriter> {
         let old = match rustix::fs::statat(&parent, name.as_str(), AtFlags::SYMLINK_NOFOLLOW) {
             Ok(stat) => Some(stat),
             Err(Errno::NOENT) => None,
@@ -59,6 +66,7 @@ impl AtomicWriter {
             let _ = rustix::fs::fchmod(&fd, Mode::from_raw_mode(mode));
         }
         Ok(AtomicWriter {
+            root,
             parent,
             name,
             temp,
@@ -97,6 +105,7 @@ impl AtomicWriter {
     pub fn commit(mut self) -> Result<Entry> {
         let file = self.file.take().ok_or_else(|| finished(&self.path))?;
         if let Some(ty) = &self.content_type {
+            super::entry::mark_types_kept(self.root.as_fd());
             // Unsupported on some file systems: the type is then detected on reads.
             let _ = rustix::fs::fsetxattr(
                 &file,
