@@ -14,6 +14,7 @@ pub mod mounts;
 mod output;
 mod owner;
 pub mod private;
+mod raw;
 mod sandbox;
 mod seccomp;
 mod spec;

@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 
 use rustix::fs::{Mode, OFlags};
 
+use super::raw::{check, make_mounts_private};
 use crate::error::{Error, Result};
 use crate::tree::DIR_FLAGS;
 
@@ -117,13 +118,6 @@ impl PrivateTmpfs {
     /// In the run's child, between fork and exec: enters the namespaces and changes
     /// into the run folder there. Raw system calls only.
     pub(super) fn enter(&self) -> std::io::Result<()> {
-        let check = |rc: libc::c_int| {
-            if rc == 0 {
-                Ok(())
-            } else {
-                Err(std::io::Error::last_os_error())
-            }
-        };
         // SAFETY: raw system calls on descriptors and a NUL-terminated string that
         // outlive the call.
         unsafe {
@@ -230,13 +224,6 @@ fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
 /// other and, given the `maps` of an app that is not root, a user namespace mapping
 /// its own uid and gid to themselves, which owns the mount namespace.
 fn enter_own_namespaces(maps: Option<&(String, String)>) -> std::io::Result<()> {
-    let check = |rc: libc::c_int| {
-        if rc == 0 {
-            Ok(())
-        } else {
-            Err(std::io::Error::last_os_error())
-        }
-    };
     // SAFETY: raw system calls on NUL-terminated strings and buffers made before the fork.
     unsafe {
         if let Some((uid_map, gid_map)) = maps {
@@ -247,21 +234,14 @@ fn enter_own_namespaces(maps: Option<&(String, String)>) -> std::io::Result<()> 
         } else {
             check(libc::unshare(libc::CLONE_NEWNS))?;
         }
-        let null = std::ptr::null::<libc::c_char>();
-        check(libc::mount(
-            null,
-            c"/".as_ptr(),
-            null,
-            libc::MS_REC | libc::MS_PRIVATE,
-            std::ptr::null(),
-        ))
+        make_mounts_private()
     }
 }
 
 /// Mounts the tmpfs on `target`, nosuid and nodev.
 fn mount_tmpfs(target: &CString, options: &CString) -> std::io::Result<()> {
     // SAFETY: NUL-terminated strings made before the fork.
-    let rc = unsafe {
+    check(unsafe {
         libc::mount(
             c"tmpfs".as_ptr(),
             target.as_ptr(),
@@ -269,12 +249,7 @@ fn mount_tmpfs(target: &CString, options: &CString) -> std::io::Result<()> {
             libc::MS_NOSUID | libc::MS_NODEV,
             options.as_ptr().cast(),
         )
-    };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
+    })
 }
 
 /// Writes `data` to the /proc file `path` in one call. Raw system calls only.

@@ -4,6 +4,7 @@ use std::ffi::CString;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::Path;
 
+use super::raw::{check, make_mounts_private};
 use super::seccomp;
 use super::spec::Spec;
 use crate::error::{Error, Result};
@@ -222,24 +223,11 @@ impl DropTo {
     /// In the child, between fork and exec: a mount namespace of its own with the
     /// sources staged, then the unprivileged user. Raw system calls only.
     pub fn apply(&self) -> std::io::Result<()> {
-        let check = |rc: libc::c_int| {
-            if rc == 0 {
-                Ok(())
-            } else {
-                Err(std::io::Error::last_os_error())
-            }
-        };
         let null = std::ptr::null::<libc::c_char>();
         // SAFETY: raw system calls on NUL-terminated strings made before the fork.
         unsafe {
             check(libc::unshare(libc::CLONE_NEWNS))?;
-            check(libc::mount(
-                null,
-                c"/".as_ptr(),
-                null,
-                libc::MS_REC | libc::MS_PRIVATE,
-                std::ptr::null(),
-            ))?;
+            make_mounts_private()?;
             // Opened in the run's own mount namespace, where a bind may come from,
             // before the tmpfs hides the ones below STAGE.
             let mut opened = [0 as libc::c_int; 64];
