@@ -176,6 +176,24 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
       end
     end
 
+    it 'hold at most folder_files files, folders and links, whatever their size' do
+      limits[:folder_files] = 500
+      code = <<~PYTHON
+        made = 0
+        try:
+          for i in range(5000):
+            open('f%d' % i, 'w').close()
+            made += 1
+        except OSError as e:
+          print(e.strerror)
+        print(made)
+      PYTHON
+      result = copy_runner.run(language: 'python', code:)
+      why, made = result.stdout.lines.map(&:chomp)
+      expect(why).to eq('No space left on device')
+      expect(made.to_i).to be_between(400, 500)
+    end
+
     it "are on no mount of the host's, and the host's disk gets none of the bytes" do
       limits[:folder_bytes] = 16 << 20
       with_own_tmpdir do |own|

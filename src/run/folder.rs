@@ -13,19 +13,21 @@ use super::private;
 use crate::error::{Error, Result};
 use crate::tree::{DIR_FLAGS, MAX_DEPTH};
 
-/// Makes the empty folder `dir` a tmpfs of `bytes`, nosuid and nodev, in
+/// Makes the empty folder `dir` a tmpfs of `bytes` and at most `inodes` files,
+/// folders and links (each costs the kernel memory the size does not count),
+/// nosuid and nodev, in
 /// namespaces only its runs enter (`private`), whoever the app runs as. Returns the
 /// path the app reaches the folder's files by, or `None` where the kernel allows
 /// no such namespace (user namespaces off, for an app that is not root): the
 /// folder is then the plain one on disk.
-pub fn mount_tmpfs(dir: &Path, bytes: u64) -> Result<Option<PathBuf>> {
+pub fn mount_tmpfs(dir: &Path, bytes: u64, inodes: u64) -> Result<Option<PathBuf>> {
     if dir.as_os_str().as_encoded_bytes().contains(&0) {
         return Err(Error::InvalidArgument(format!(
             "{} holds a NUL byte",
             dir.display()
         )));
     }
-    Ok(private::mount(dir, bytes).ok())
+    Ok(private::mount(dir, bytes, inodes).ok())
 }
 
 /// Removes the folder `dir` and everything in it: a tmpfs on it is let go, and

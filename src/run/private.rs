@@ -33,11 +33,12 @@ pub struct PrivateTmpfs {
 /// The tmpfs of each run folder `mount` made, by the folder's path.
 static MOUNTED: Mutex<Vec<(PathBuf, Arc<PrivateTmpfs>)>> = Mutex::new(Vec::new());
 
-/// Mounts a tmpfs of `bytes` on the empty folder `dir`, in namespaces of its own,
+/// Mounts a tmpfs of `bytes` and at most `inodes` files, folders and links on the
+/// empty folder `dir`, in namespaces of its own,
 /// and keeps it for `private_for(dir)` until `forget(dir)`. Returns the path the
 /// app reaches the folder's files by.
-pub fn mount(dir: &Path, bytes: u64) -> Result<PathBuf> {
-    let tmpfs = PrivateTmpfs::mount(dir, bytes)?;
+pub fn mount(dir: &Path, bytes: u64, inodes: u64) -> Result<PathBuf> {
+    let tmpfs = PrivateTmpfs::mount(dir, bytes, inodes)?;
     let reach = PathBuf::from(format!("/proc/self/fd/{}/.", tmpfs.root.as_raw_fd()));
     let mut mounted = MOUNTED.lock().unwrap_or_else(|e| e.into_inner());
     mounted.retain(|(path, _)| path != dir);
@@ -61,7 +62,7 @@ pub fn forget(dir: &Path) {
 }
 
 impl PrivateTmpfs {
-    fn mount(dir: &Path, bytes: u64) -> Result<PrivateTmpfs> {
+    fn mount(dir: &Path, bytes: u64, inodes: u64) -> Result<PrivateTmpfs> {
         let shown = dir.display().to_string();
         let fail = |why: String| Error::Sandbox(format!("cannot make a tmpfs for {shown}: {why}"));
         let cstring = |s: &[u8]| {
@@ -71,7 +72,7 @@ impl PrivateTmpfs {
         let uid = rustix::process::geteuid().as_raw();
         let gid = rustix::process::getegid().as_raw();
         let maps = (uid != 0).then(|| (format!("{uid} {uid} 1\n"), format!("{gid} {gid} 1\n")));
-        let options = cstring(format!("size={bytes},mode=0700").as_bytes())?;
+        let options = cstring(format!("size={bytes},nr_inodes={inodes},mode=0700").as_bytes())?;
         let maker =
             Maker::spawn(maps.as_ref(), &target, &options).map_err(|e| fail(e.to_string()))?;
         let held = Self::hold(maker.pid, dir, uid != 0);
@@ -281,7 +282,7 @@ mod tests {
         let base = tempfile::tempdir().unwrap();
         let dir = base.path().join("run");
         std::fs::create_dir(&dir).unwrap();
-        let reach = mount(&dir, 1 << 20).unwrap();
+        let reach = mount(&dir, 1 << 20, 100).unwrap();
         std::fs::write(reach.join("a.txt"), "kept").unwrap();
         // Not on the host's folder: only through the tmpfs.
         assert!(std::fs::read_dir(&dir).unwrap().next().is_none());
@@ -292,6 +293,10 @@ mod tests {
         let mut big = std::fs::File::create(reach.join("big")).unwrap();
         let err = big.write_all(&vec![0u8; 2 << 20]).unwrap_err();
         assert_eq!(err.raw_os_error(), Some(libc::ENOSPC));
+        let made = (0..200)
+            .take_while(|i| std::fs::write(reach.join(format!("f{i}")), "").is_ok())
+            .count();
+        assert!(made < 100, "{made} files in a tmpfs of 100 inodes");
         assert!(private_for(&dir).is_some());
         forget(&dir);
         assert!(private_for(&dir).is_none());
@@ -302,7 +307,7 @@ mod tests {
     fn a_folder_it_cannot_mount_on_is_an_error_naming_it_and_nothing_is_kept() {
         let base = tempfile::tempdir().unwrap();
         let dir = base.path().join("missing");
-        let err = mount(&dir, 1 << 20).unwrap_err().to_string();
+        let err = mount(&dir, 1 << 20, 100).unwrap_err().to_string();
         assert!(err.contains("missing"), "{err}");
         assert!(private_for(&dir).is_none());
     }

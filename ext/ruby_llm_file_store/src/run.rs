@@ -11,7 +11,7 @@ use crate::{convert, errors, nogvl::nogvl};
 
 pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
     native.define_module_function("run", function!(run_code, 6))?;
-    native.define_module_function("run_folder_tmpfs", function!(run_folder_tmpfs, 2))?;
+    native.define_module_function("run_folder_tmpfs", function!(run_folder_tmpfs, 3))?;
     native.define_module_function("remove_run_folder", function!(remove_run_folder, 1))?;
     native.define_module_function("command", function!(command, 3))?;
     native.define_module_function("sandbox_problem", function!(sandbox_problem, 0))?;
@@ -45,12 +45,17 @@ fn run_code(
     convert::outcome(ruby, outcome)
 }
 
-/// Makes the empty folder `dir` a tmpfs of `bytes` and returns the path the app
+/// Makes the empty folder `dir` a tmpfs of `bytes` and `inodes` and returns the path the app
 /// reaches its files by (`dir` itself for a root app, its private tmpfs's root for
 /// any other); nil where the kernel allows neither.
-fn run_folder_tmpfs(ruby: &Ruby, dir: String, bytes: u64) -> Result<Option<String>, Error> {
+fn run_folder_tmpfs(
+    ruby: &Ruby,
+    dir: String,
+    bytes: u64,
+    inodes: u64,
+) -> Result<Option<String>, Error> {
     let reach = nogvl(ruby, move || {
-        folder::mount_tmpfs(&PathBuf::from(dir), bytes)
+        folder::mount_tmpfs(&PathBuf::from(dir), bytes, inodes)
     })?
     .map_err(|e| errors::map(ruby, e))?;
     Ok(reach.map(|path| path.to_string_lossy().into_owned()))

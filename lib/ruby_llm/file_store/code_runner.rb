@@ -11,9 +11,9 @@ module RubyLLM
     #   folder itself, and a snapshot before and after tells which files it
     #   created, changed (by content, for the files whose times moved) or deleted;
     # - copy mode, for every other store: the code runs in an empty temporary folder
-    #   (a tmpfs of +folder_bytes+, whoever the app runs as) holding copies of the
-    #   +files+ named, and what it writes or changes is saved back to the store. A
-    #   file it deletes stays in the store.
+    #   (a tmpfs of +folder_bytes+ holding at most +folder_files+ names, whoever
+    #   the app runs as) holding copies of the +files+ named, and what it writes or
+    #   changes is saved back to the store. A file it deletes stays in the store.
     #
     #   runner = RubyLLM::FileStore::CodeRunner.new(store, python: %w[pandas], timeout: 30)
     #   runner.run(language: "python", code: "print(1)").to_s # => "Exit code 0 in 0.09 s..."
@@ -23,7 +23,8 @@ module RubyLLM
       # Limits of each run, overridable with +limits:+.
       DEFAULT_LIMITS = {
         cpu_seconds: 60, cpu_percent: 100, memory_bytes: 2 << 30, tmp_bytes: 256 << 20, file_bytes: 256 << 20,
-        processes: 64, output_bytes: 20_000, save_bytes: 256 << 20, save_files: 10_000, folder_bytes: 1 << 30
+        processes: 64, output_bytes: 20_000, save_bytes: 256 << 20, save_files: 10_000, folder_bytes: 1 << 30,
+        folder_files: 100_000
       }.freeze
       # The limits the native runner takes; the others are the Ruby side's.
       NATIVE_LIMITS = %i[cpu_seconds cpu_percent memory_bytes tmp_bytes file_bytes processes output_bytes].freeze
@@ -60,9 +61,7 @@ module RubyLLM
       # Raises RubyLLM::FileStore::SandboxError unless bubblewrap can make a
       # sandbox here. Returns +self+.
       def check_sandbox!
-        return self unless @sandbox
-
-        problem = Native.sandbox_problem
+        problem = @sandbox && Native.sandbox_problem
         raise SandboxError, "#{problem}. Install bubblewrap, or pass sandbox: false to run code unsandboxed." if problem
 
         self
@@ -106,7 +105,7 @@ module RubyLLM
       end
 
       def run_on_copies(language, code, files)
-        Copies.run_folder(@limits[:folder_bytes]) do |dir, reach|
+        Copies.run_folder(@limits[:folder_bytes], @limits[:folder_files]) do |dir, reach|
           Copies.new(store).copy_in(files, reach)
           links = @mounts.link(reach)
           outcome = execute(language, code, dir, links.sources)

@@ -11,13 +11,13 @@ module RubyLLM
       class Copies # :nodoc:
         # Yields a new, empty run folder and the path the app reaches its files by,
         # and removes it after, however deep the code made it. The folder is a tmpfs
-        # of +bytes+: on the host for a root app; for any other in namespaces only
-        # its runs enter, reached through a descriptor (the plain folder on disk
-        # where the kernel has no user namespaces). A failure to remove it must not
-        # take the run's result with it, so it is only warned about.
-        def self.run_folder(bytes)
+        # of +bytes+ and at most +files+ files, folders and links, in namespaces
+        # only its runs enter, reached through a descriptor (the plain folder on
+        # disk where the kernel has no user namespaces). A failure to remove it
+        # must not take the run's result with it, so it is only warned about.
+        def self.run_folder(bytes, files)
           dir = Dir.mktmpdir('ruby_llm_run')
-          yield dir, Native.run_folder_tmpfs(dir, bytes) || dir
+          yield dir, Native.run_folder_tmpfs(dir, bytes, files) || dir
         ensure
           begin
             Native.remove_run_folder(dir) if dir
