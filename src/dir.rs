@@ -7,6 +7,7 @@
 //! target, are synced, then renamed over it: a reader sees the old file or the new.
 
 mod entry;
+mod in_order;
 mod leftovers;
 mod resolve;
 mod typed;

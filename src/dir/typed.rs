@@ -6,7 +6,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::os::fd::AsFd;
 
 use super::entry::TYPE_ATTRIBUTE;
-use super::{walk, Root};
+use super::{in_order, Root};
 use crate::content_type;
 use crate::error::{Error, Result};
 
@@ -14,20 +14,27 @@ impl Root {
     /// The paths of every file inside the folder `prefix` (or all), sorted. Hidden
     /// files and folders and symbolic links are left out; nothing is opened.
     pub fn file_paths(&self, prefix: Option<&str>) -> Result<Vec<String>> {
-        let Some(start) = self.start_of(prefix)? else {
-            return Ok(Vec::new());
-        };
         let mut paths = Vec::new();
-        walk::walk_files(
-            start.0.as_ref().map_or(self.fd.as_fd(), |fd| fd.as_fd()),
-            &start.1,
-            |_, _, path| {
-                paths.push(path);
-                Ok(())
-            },
-        )?;
-        paths.sort_unstable();
+        self.each_file_path(prefix, |path| {
+            paths.push(path);
+            Ok(())
+        })?;
         Ok(paths)
+    }
+
+    /// Calls `visit` with each path [`Root::file_paths`] gives, in its order, as
+    /// the walk finds them: a caller works on the first files while the walk
+    /// goes on. An error of `visit` stops the walk and is returned.
+    pub fn each_file_path(
+        &self,
+        prefix: Option<&str>,
+        visit: impl FnMut(String) -> Result<()>,
+    ) -> Result<()> {
+        let Some((start, base)) = self.start_of(prefix)? else {
+            return Ok(());
+        };
+        let start = start.as_ref().map_or(self.fd.as_fd(), |fd| fd.as_fd());
+        in_order::walk_paths_in_order(start, &base, visit)
     }
 
     /// Opens the file at `path` and gives it with its content type, decided as a
