@@ -40,21 +40,22 @@ impl Root {
     /// Opens the file at `path` and gives it with its content type, decided as a
     /// listing decides it: the type its write was given, else its name, else its
     /// first bytes (read through the same descriptor, which is then rewound).
-    pub fn open_typed(&self, path: &str) -> Result<(File, String)> {
-        let mut file = self.open_file(path)?;
+    /// The size is the file's when it was opened.
+    pub fn open_typed(&self, path: &str) -> Result<(File, String, u64)> {
+        let (mut file, size) = self.open_sized(path)?;
         let mut value = [0u8; 256];
         if let Ok(len) = rustix::fs::fgetxattr(&file, TYPE_ATTRIBUTE, &mut value) {
             if let Ok(kept) = std::str::from_utf8(&value[..len]) {
-                return Ok((file, kept.to_string()));
+                return Ok((file, kept.to_string(), size));
             }
         }
         if let Some(named) = content_type::from_name(path) {
-            return Ok((file, named));
+            return Ok((file, named, size));
         }
         let mut head = [0u8; 512];
         let read = file.read(&mut head).map_err(|e| Error::io(path, e))?;
         file.seek(SeekFrom::Start(0))
             .map_err(|e| Error::io(path, e))?;
-        Ok((file, content_type::from_content(&head[..read])))
+        Ok((file, content_type::from_content(&head[..read]), size))
     }
 }

@@ -127,11 +127,10 @@ pub fn search_tree(
 
 /// Opens the file at `path` and gives what to search in it, on the worker thread.
 fn prepare(root: &Root, plan: &Plan, path: &str) -> std::result::Result<Source, String> {
-    let (file, content_type) = root.open_typed(path).map_err(unreadable)?;
-    let as_is = |file| Ok(Source::File(Box::new(move || Ok(file))));
+    let (file, content_type, size) = root.open_typed(path).map_err(unreadable)?;
     match plan.reading(&content_type) {
         Reading::AsIs if holds_text(&content_type) == Some(false) => Err(NO_CONVERTER.into()),
-        Reading::AsIs => as_is(file),
+        Reading::AsIs => Ok(Source::Open(file, size)),
         // A caller's converter reads it, yet the caller gave nothing: the file came
         // after the caller listed the folder.
         Reading::Caller => Err("was added during the search".into()),
@@ -142,8 +141,8 @@ fn prepare(root: &Root, plan: &Plan, path: &str) -> std::result::Result<Source, 
                 // As the Ruby layer does: a type that holds text is read as it is
                 // when its converters give nothing (a page of HTML with no text).
                 Err(_) if holds_text(&content_type) != Some(false) => {
-                    let file = root.open_file(path).map_err(unreadable)?;
-                    as_is(file)
+                    let (file, size) = root.open_sized(path).map_err(unreadable)?;
+                    Ok(Source::Open(file, size))
                 }
                 Err(refusal) => Err(format!("gave no text ({refusal})")),
             }
