@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -200,8 +201,10 @@ pub fn search_fed(
             }
             Ok(())
         };
-        let produced = produce(&mut feed);
-        queue.close(produced.is_err());
+        // Closed however `produce` ends, a panic too, so no worker waits on.
+        let produced = std::panic::catch_unwind(AssertUnwindSafe(|| produce(&mut feed)));
+        queue.close(!matches!(produced, Ok(Ok(()))));
+        let produced = produced.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         if produced.is_ok() {
             work();
         }

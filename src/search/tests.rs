@@ -323,3 +323,18 @@ fn a_cancelled_search_stops_its_producer() {
     assert!(matches!(out, Err(Error::Cancelled)));
     assert_eq!(given, 10);
 }
+
+/// A producer that panics leaves no worker waiting for inputs: the panic comes
+/// out of the search, for the binding to catch, and the search does not hang.
+#[test]
+fn a_panicking_producer_leaves_no_worker_waiting() {
+    let outcome = std::panic::catch_unwind(|| {
+        search_fed(&opts("x", 0, 10), |feed| {
+            for i in 0..3 {
+                feed(bytes(&format!("{i}"), b"x\n"))?;
+            }
+            panic!("a walk that panics");
+        })
+    });
+    assert!(outcome.is_err());
+}
