@@ -328,13 +328,18 @@ fn a_cancelled_search_stops_its_producer() {
 /// out of the search, for the binding to catch, and the search does not hang.
 #[test]
 fn a_panicking_producer_leaves_no_worker_waiting() {
-    let outcome = std::panic::catch_unwind(|| {
-        search_fed(&opts("x", 0, 10), |feed| {
-            for i in 0..3 {
-                feed(bytes(&format!("{i}"), b"x\n"))?;
-            }
-            panic!("a walk that panics");
-        })
+    let (done, ended) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let outcome = std::panic::catch_unwind(|| {
+            search_fed(&opts("x", 0, 10), |feed| {
+                for i in 0..3 {
+                    feed(bytes(&format!("{i}"), b"x\n"))?;
+                }
+                panic!("a walk that panics");
+            })
+        });
+        let _ = done.send(outcome.is_err());
     });
-    assert!(outcome.is_err());
+    let panicked = ended.recv_timeout(std::time::Duration::from_secs(30));
+    assert_eq!(panicked, Ok(true), "the search hung or did not panic");
 }
