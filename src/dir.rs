@@ -7,6 +7,7 @@
 //! target, are synced, then renamed over it: a reader sees the old file or the new.
 
 mod entry;
+mod in_order;
 mod leftovers;
 mod resolve;
 mod typed;
@@ -149,6 +150,11 @@ impl Root {
 
     /// Opens the regular file at `path` for reading, without following any link.
     pub fn open_file(&self, path: &str) -> Result<File> {
+        self.open_sized(path).map(|(file, _)| file)
+    }
+
+    /// [`Root::open_file`], with the size the file had when it was opened.
+    pub fn open_sized(&self, path: &str) -> Result<(File, u64)> {
         let path = checked(path)?;
         let not_found = || Error::NotFound(path.clone());
         if path::hidden(&path) {
@@ -340,12 +346,12 @@ fn not_a_folder(dir: &Path) -> Option<Error> {
     Some(Error::InvalidArgument(message))
 }
 
-/// `fd` as a readable file if it is a regular file: a folder is refused by name,
-/// anything else (a FIFO, a device) is no file of the store.
-fn regular(fd: OwnedFd, path: String) -> Result<File> {
+/// `fd` as a readable file, with its size, if it is a regular file: a folder is
+/// refused by name, anything else (a FIFO, a device) is no file of the store.
+fn regular(fd: OwnedFd, path: String) -> Result<(File, u64)> {
     let stat = rustix::fs::fstat(&fd).map_err(|e| Error::io(&path, e))?;
     match FileType::from_raw_mode(stat.st_mode) {
-        FileType::RegularFile => Ok(File::from(fd)),
+        FileType::RegularFile => Ok((File::from(fd), stat.st_size as u64)),
         FileType::Directory => Err(Error::IsFolder(path)),
         _ => Err(Error::NotFound(path)),
     }

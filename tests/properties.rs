@@ -76,3 +76,36 @@ proptest! {
         prop_assert_eq!(outside, vec!["store".to_string()]);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// The search reads a folder's files as its walk finds them, so the walk must
+    /// find them in the order sorting their paths gives: with names around `/`
+    /// (`a-b`, `a.b`, `a0` sort on either side of `a/x`) at any depth.
+    #[test]
+    fn the_walk_finds_files_in_sorted_order(
+        paths in proptest::collection::vec(
+            proptest::collection::vec("[ab0.\u{e9} -]{1,3}", 1..4).prop_map(|p| p.join("/")),
+            1..40,
+        ),
+        prefix in prop_oneof![Just(None), "[ab]{1}".prop_map(Some)],
+    ) {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = Root::open(&tmp.path().join("store")).unwrap();
+        for name in &paths {
+            // A path under a file, or a hidden one, is refused: the others make the tree.
+            let _ = root.write(name, b"x");
+        }
+        let listed: Vec<String> =
+            root.list(prefix.as_deref()).unwrap().into_iter().map(|e| e.path).collect();
+        let mut found = Vec::new();
+        root.each_file_path(prefix.as_deref(), |path| {
+            found.push(path);
+            Ok(())
+        })
+        .unwrap();
+        prop_assert_eq!(&found, &listed);
+        prop_assert!(found.windows(2).all(|pair| pair[0] < pair[1]));
+    }
+}

@@ -213,66 +213,94 @@ pub(super) fn walk_files(
     base: &str,
     mut visit: impl FnMut(&Arc<OwnedFd>, &str, String) -> Result<()>,
 ) -> Result<()> {
-    let join = |prefix: &str, name: &str| {
-        if prefix.is_empty() {
-            name.to_string()
-        } else {
-            format!("{prefix}/{name}")
-        }
-    };
     // Folders to read, relative to `start`.
     let mut pending: Vec<String> = vec![String::new()];
     while let Some(relative) = pending.pop() {
-        let path = match (base.is_empty(), relative.is_empty()) {
-            (_, true) => base.to_string(),
-            (true, false) => relative.clone(),
-            (false, false) => format!("{base}/{relative}"),
-        };
-        let opened = if relative.is_empty() {
-            dup(start)
-        } else {
-            open_dirs(start, &relative, false)
-        };
-        let dir_fd = match opened {
-            Ok(fd) => Arc::new(fd),
-            // Gone, or swapped for a link or a file since it was listed.
-            Err(Error::NotFound(_) | Error::SymbolicLink(_) | Error::IsFile(_)) => continue,
-            Err(Error::Io { source, .. })
-                if !relative.is_empty()
-                    && source.kind() == std::io::ErrorKind::PermissionDenied =>
-            {
-                continue
-            }
-            Err(e) => return Err(e),
-        };
-        let names = match listed(&dir_fd, &path) {
-            Ok(names) => names,
-            Err(Error::Io { source, .. })
-                if !relative.is_empty()
-                    && source.kind() == std::io::ErrorKind::PermissionDenied =>
-            {
-                continue
-            }
-            Err(e) => return Err(e),
+        let path = below(base, &relative);
+        let Some((dir_fd, names)) = read_folder(start, &relative, &path)? else {
+            continue;
         };
         for (name, kind) in names {
             let file_path = join(&path, &name);
-            let kind = match kind {
-                FileType::Unknown => {
-                    kind_at(dir_fd.as_fd(), &name, &file_path)?.unwrap_or(FileType::Unknown)
-                }
-                kind => kind,
-            };
-            match kind {
-                FileType::Directory if file_path.len() < path::MAX_PATH_BYTES => {
-                    pending.push(join(&relative, &name));
-                }
-                FileType::RegularFile => visit(&dir_fd, &name, file_path)?,
-                _ => {}
+            if kind == FileType::Directory {
+                pending.push(join(&relative, &name));
+            } else {
+                visit(&dir_fd, &name, file_path)?;
             }
         }
     }
     Ok(())
+}
+
+/// `name` inside the folder `prefix` ("" for the top).
+pub(super) fn join(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() {
+        name.to_string()
+    } else {
+        format!("{prefix}/{name}")
+    }
+}
+
+/// The store path of the folder `relative` to a walk's start, whose path is `base`.
+pub(super) fn below(base: &str, relative: &str) -> String {
+    match (base.is_empty(), relative.is_empty()) {
+        (_, true) => base.to_string(),
+        (true, false) => relative.to_string(),
+        (false, false) => format!("{base}/{relative}"),
+    }
+}
+
+/// A folder read by [`read_folder`]: its descriptor, and the names in it a walk
+/// visits, each with its type.
+pub(super) type Folder = (Arc<OwnedFd>, Vec<(String, FileType)>);
+
+/// Opens the folder `relative` to `start` (`""` for `start` itself), whose store
+/// path is `path`, and reads its regular files and the subfolders a walk enters,
+/// each with its type (a folder's whose path is longer than a store path can be
+/// is left out). `None` when it is gone, swapped for a link or a file since it
+/// was listed, or, below `start`, not readable.
+pub(super) fn read_folder(
+    start: BorrowedFd<'_>,
+    relative: &str,
+    path: &str,
+) -> Result<Option<Folder>> {
+    let skip = |e: &Error| match e {
+        Error::NotFound(_) | Error::SymbolicLink(_) | Error::IsFile(_) => true,
+        Error::Io { source, .. } => {
+            !relative.is_empty() && source.kind() == std::io::ErrorKind::PermissionDenied
+        }
+        _ => false,
+    };
+    let opened = if relative.is_empty() {
+        dup(start)
+    } else {
+        open_dirs(start, relative, false)
+    };
+    let listing = opened.and_then(|fd| listed(&fd, path).map(|names| (fd, names)));
+    let (dir_fd, names) = match listing {
+        Ok(found) => found,
+        Err(e) if skip(&e) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let mut kept = Vec::with_capacity(names.len());
+    for (name, kind) in names {
+        let kind = match kind {
+            FileType::Unknown => {
+                let file_path = join(path, &name);
+                kind_at(dir_fd.as_fd(), &name, &file_path)?.unwrap_or(FileType::Unknown)
+            }
+            kind => kind,
+        };
+        let wanted = match kind {
+            FileType::Directory => join(path, &name).len() < path::MAX_PATH_BYTES,
+            FileType::RegularFile => true,
+            _ => false,
+        };
+        if wanted {
+            kept.push((name, kind));
+        }
+    }
+    Ok(Some((Arc::new(dir_fd), kept)))
 }
 
 /// The names in the folder open on `dir` a store path can hold, with their types

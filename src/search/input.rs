@@ -29,6 +29,9 @@ pub enum Source {
     /// A file, opened on the worker thread that searches it; one that fails to open is
     /// skipped.
     File(Box<dyn FnOnce() -> io::Result<File> + Send>),
+    /// A file opened already, with the size it had then: its reading stops
+    /// there, without one more read to find the end, unless the file has grown.
+    Open(File, u64),
     /// Work done on the worker thread (opening a file, converting it) that gives the
     /// source to search, or why the input is skipped (`"has no text converter"`).
     Lazy(Box<dyn FnOnce() -> std::result::Result<Source, String> + Send>),

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -11,9 +12,11 @@ use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 
 use crate::error::{Error, Result};
 
+mod feed;
 mod input;
 mod sink;
 pub mod tree;
+use feed::Queue;
 pub use input::{
     SearchInput, SearchOptions, SearchOutput, Source, MAX_LINE_CHARS, MAX_SKIPPED_SHOWN,
 };
@@ -156,12 +159,25 @@ impl Merge<'_> {
 /// are skipped and counted in [`SearchOutput::skipped`], with why. An invalid
 /// pattern is [`Error::InvalidArgument`].
 pub fn search(inputs: Vec<SearchInput>, opts: &SearchOptions) -> Result<SearchOutput> {
+    search_fed(opts, |feed| inputs.into_iter().try_for_each(feed))
+}
+
+/// Gives an input to a search while it runs; an error (the search was cancelled)
+/// says to give no more.
+pub type Feed<'f> = dyn FnMut(SearchInput) -> Result<()> + 'f;
+
+/// [`search`] over the inputs `produce` gives to its feed, in their order: the
+/// search starts on the first while `produce` finds the rest (a walk of a
+/// folder, say). It runs on the calling thread, with a worker thread more for
+/// each input past the first, up to one a core; the calling thread searches
+/// too once `produce` is done. An error of `produce` ends the search with it.
+pub fn search_fed(
+    opts: &SearchOptions,
+    produce: impl FnOnce(&mut Feed<'_>) -> Result<()>,
+) -> Result<SearchOutput> {
     let matcher = matcher(opts)?;
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(inputs.len())
-        .max(1);
-    let queue = Mutex::new(inputs.into_iter().enumerate());
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let queue = Queue::default();
     let merge = Mutex::new(Merge {
         opts,
         out: SearchOutput::default(),
@@ -175,23 +191,33 @@ pub fn search(inputs: Vec<SearchInput>, opts: &SearchOptions) -> Result<SearchOu
             search_queue(&queue, &merge, &shown, &matcher, opts)
         })
     };
-    if threads == 1 {
-        work();
-    } else {
-        std::thread::scope(|s| {
-            for _ in 0..threads {
+    std::thread::scope(|s| {
+        let mut workers = 1;
+        let mut feed = |input: SearchInput| {
+            crate::cancel::check()?;
+            if queue.push(input) > 0 && workers < cores {
+                workers += 1;
                 s.spawn(work);
             }
-        });
-    }
+            Ok(())
+        };
+        // Closed however `produce` ends, a panic too, so no worker waits on.
+        let produced = std::panic::catch_unwind(AssertUnwindSafe(|| produce(&mut feed)));
+        queue.close(!matches!(produced, Ok(Ok(()))));
+        let produced = produced.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        if produced.is_ok() {
+            work();
+        }
+        produced
+    })?;
     crate::cancel::check()?;
     Ok(merge.into_inner().unwrap_or_else(|e| e.into_inner()).out)
 }
 
-/// One worker's share of a search: inputs from `queue` until it is empty or the
-/// search is cancelled.
+/// One worker's share of a search: inputs from `queue` until it is closed and
+/// empty or the search is cancelled.
 fn search_queue(
-    queue: &Mutex<std::iter::Enumerate<std::vec::IntoIter<SearchInput>>>,
+    queue: &Queue,
     merge: &Mutex<Merge<'_>>,
     shown: &AtomicUsize,
     matcher: &RegexMatcher,
@@ -203,8 +229,9 @@ fn search_queue(
         if crate::cancel::cancelled() {
             break;
         }
-        let next = queue.lock().unwrap_or_else(|e| e.into_inner()).next();
-        let Some((index, input)) = next else { break };
+        let Some((index, input)) = queue.pop() else {
+            break;
+        };
         // Inputs before this one already show `shown` lines: no need to keep more.
         let cap = opts
             .max_matches

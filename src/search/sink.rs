@@ -177,20 +177,11 @@ pub(super) fn search_one(
         Source::Bytes(bytes) => slicer.search_slice(matcher, &bytes, &mut sink),
         Source::File(open) => {
             let file = open().map_err(unreadable)?;
-            // Read through a cancellable reader, so a large file's search stops when asked.
-            let mut reader = crate::cancel::Reader::new(&file);
-            let head = read_up_to(&mut reader, buffer, WHOLE_FILE_BYTES).map_err(unreadable)?;
-            if head.len() == WHOLE_FILE_BYTES || has_bom(head) {
-                // Too large to hold, or to be decoded: the head read goes first, then the rest.
-                let rest = io::Read::chain(head, reader);
-                searcher.search_reader(matcher, rest, &mut sink)
-            } else if crate::text::looks_binary(head) {
-                return Err(BINARY.to_string());
-            } else {
-                // A slice is searched without copying it again, its lines are counted
-                // only as far as its last match, and its NUL bytes were looked for once.
-                slicer.search_slice(matcher, head, &mut sink)
-            }
+            search_file(searcher, slicer, buffer, matcher, &file, None, &mut sink)?
+        }
+        Source::Open(file, size) => {
+            let size = usize::try_from(size).ok();
+            search_file(searcher, slicer, buffer, matcher, &file, size, &mut sink)?
         }
         // Resolved above; a source that gives another lazy one is a bug of its maker.
         Source::Lazy(_) => return Err(unreadable("no source to read")),
@@ -210,6 +201,34 @@ pub(super) fn search_one(
     })
 }
 
+/// Searches the open `file`, whose size is `size` when known: a file up to
+/// [`WHOLE_FILE_BYTES`] as one slice read whole into `buffer`, a larger one (or
+/// one with a BOM) through `searcher`'s reader. `Err` says why it is skipped.
+fn search_file(
+    searcher: &mut Searcher,
+    slicer: &mut Searcher,
+    buffer: &mut Vec<u8>,
+    matcher: &RegexMatcher,
+    file: &std::fs::File,
+    size: Option<usize>,
+    sink: &mut Collect,
+) -> Result<Result<(), io::Error>, String> {
+    // Read through a cancellable reader, so a large file's search stops when asked.
+    let mut reader = crate::cancel::Reader::new(file);
+    let head = read_up_to(&mut reader, buffer, WHOLE_FILE_BYTES, size).map_err(unreadable)?;
+    Ok(if head.len() == WHOLE_FILE_BYTES || has_bom(head) {
+        // Too large to hold, or to be decoded: the head read goes first, then the rest.
+        let rest = io::Read::chain(head, reader);
+        searcher.search_reader(matcher, rest, sink)
+    } else if crate::text::looks_binary(head) {
+        return Err(BINARY.to_string());
+    } else {
+        // A slice is searched without copying it again, its lines are counted
+        // only as far as its last match, and its NUL bytes were looked for once.
+        slicer.search_slice(matcher, head, sink)
+    })
+}
+
 /// Where a file's bytes go in a thread's buffer: its first address on a page.
 /// The kernel copies a file into memory several times slower when the address
 /// is aligned to 16 bytes only, as an allocation of this size is (0.43 s against
@@ -218,11 +237,14 @@ const ALIGN: usize = 4096;
 
 /// Reads from `reader` into `buffer` until the end or `limit` bytes, whichever
 /// comes first, and gives the bytes read. The buffer is kept between files, so a
-/// file takes one read for its bytes and one that finds the end.
+/// file takes one read for its bytes and one that finds the end; none to find
+/// the end when the file's `size` is known and that much was read (a file that
+/// grows meanwhile is read on to its new end).
 fn read_up_to<'b>(
     reader: &mut impl io::Read,
     buffer: &'b mut Vec<u8>,
     limit: usize,
+    size: Option<usize>,
 ) -> io::Result<&'b [u8]> {
     if buffer.len() < limit + ALIGN {
         *buffer = vec![0; limit + ALIGN];
@@ -230,7 +252,7 @@ fn read_up_to<'b>(
     let start = buffer.as_ptr().align_offset(ALIGN).min(ALIGN);
     let area = &mut buffer[start..start + limit];
     let mut filled = 0;
-    while filled < limit {
+    while filled < limit && size != Some(filled) {
         match reader.read(&mut area[filled..]) {
             Ok(0) => break,
             Ok(read) => filled += read,

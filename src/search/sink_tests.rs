@@ -121,3 +121,52 @@ fn a_file_with_a_line_over_the_buffer_limit_is_skipped_saying_why() {
         )]
     );
 }
+
+/// A file opened with its size is read that far without a read for the end;
+/// one that grew or shrank since is read to its end as it is now, and a file
+/// at the limit of reading whole, or past it, as before.
+#[test]
+fn a_file_opened_with_its_size_is_read_to_its_end_as_it_is_now() {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = SearchOptions {
+        pattern: "needle".into(),
+        literal: false,
+        ignore_case: false,
+        context: 0,
+        max_matches: 100,
+    };
+    let body = lines(5_000, 30);
+    let cases: [(&str, Vec<u8>, u64); 5] = [
+        ("exact", body.clone(), body.len() as u64),
+        ("grown", body.clone(), 100),
+        ("shrunk", body.clone(), 1 << 30),
+        (
+            "whole",
+            lines(WHOLE_FILE_BYTES, 30),
+            WHOLE_FILE_BYTES as u64,
+        ),
+        ("past", lines(WHOLE_FILE_BYTES + 10_000, 10_480), 1),
+    ];
+    let inputs = cases
+        .into_iter()
+        .map(|(name, body, size)| {
+            let path = dir.path().join(name);
+            std::fs::write(&path, body).unwrap();
+            SearchInput {
+                path: name.into(),
+                source: Source::Open(File::open(path).unwrap(), size),
+            }
+        })
+        .collect();
+    let out = search(inputs, &opts).unwrap();
+    assert_eq!(
+        out.text.lines().collect::<Vec<_>>(),
+        [
+            format!("exact:30: needle{}", " ".repeat(93)),
+            format!("grown:30: needle{}", " ".repeat(93)),
+            format!("shrunk:30: needle{}", " ".repeat(93)),
+            format!("whole:30: needle{}", " ".repeat(93)),
+            format!("past:10480: needle{}", " ".repeat(93)),
+        ]
+    );
+}

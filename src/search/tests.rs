@@ -269,3 +269,77 @@ fn files_are_opened_and_searched() {
         (3, 19, 19)
     );
 }
+
+/// Inputs given while the search runs, some after a pause so the workers wait
+/// for them, come out as the same inputs given all at once do.
+#[test]
+fn inputs_fed_while_searching_come_out_in_their_order() {
+    let make = |i: usize| bytes(&format!("{i:03}"), format!("needle {i}\nx\n").as_bytes());
+    let options = opts("needle", 0, 30);
+    let fed = search_fed(&options, |feed| {
+        for i in 0..100 {
+            if i % 25 == 0 {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            feed(make(i))?;
+        }
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(fed, run((0..100).map(make).collect(), &options));
+    assert_eq!((fed.shown, fed.total_matches), (30, 100));
+    assert!(fed.text.starts_with("000:1: needle 0\n001:1: needle 1\n"));
+}
+
+/// A producer that fails ends the search with its error, the inputs it gave
+/// before or not.
+#[test]
+fn a_failing_producer_ends_the_search_with_its_error() {
+    let failed = search_fed(&opts("x", 0, 10), |feed| {
+        feed(bytes("a", b"x\n"))?;
+        feed(bytes("b", b"x\n"))?;
+        Err(Error::NotFound("gone".into()))
+    });
+    assert!(matches!(failed, Err(Error::NotFound(path)) if path == "gone"));
+}
+
+/// A search cancelled while its inputs are being found stops finding them.
+#[test]
+fn a_cancelled_search_stops_its_producer() {
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut given = 0;
+    let out = crate::cancel::with_flag(Some(flag.clone()), || {
+        search_fed(&opts("x", 0, 10), |feed| {
+            for i in 0..1000 {
+                if i == 10 {
+                    flag.store(true, Ordering::Relaxed);
+                }
+                feed(bytes("a", b"x\n"))?;
+                given += 1;
+            }
+            Ok(())
+        })
+    });
+    assert!(matches!(out, Err(Error::Cancelled)));
+    assert_eq!(given, 10);
+}
+
+/// A producer that panics leaves no worker waiting for inputs: the panic comes
+/// out of the search, for the binding to catch, and the search does not hang.
+#[test]
+fn a_panicking_producer_leaves_no_worker_waiting() {
+    let (done, ended) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let outcome = std::panic::catch_unwind(|| {
+            search_fed(&opts("x", 0, 10), |feed| {
+                for i in 0..3 {
+                    feed(bytes(&format!("{i}"), b"x\n"))?;
+                }
+                panic!("a walk that panics");
+            })
+        });
+        let _ = done.send(outcome.is_err());
+    });
+    let panicked = ended.recv_timeout(std::time::Duration::from_secs(30));
+    assert_eq!(panicked, Ok(true), "the search hung or did not panic");
+}

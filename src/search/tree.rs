@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::sink::unreadable;
-use super::{search, SearchInput, SearchOptions, SearchOutput, Source};
+use super::{search_fed, SearchInput, SearchOptions, SearchOutput, Source};
 use crate::content_type::holds_text;
 use crate::convert::{cache, Kind};
 use crate::dir::Root;
@@ -98,7 +98,8 @@ pub fn caller_paths(root: &Root, prefix: Option<&str>, plan: &Plan) -> Result<Ve
 /// Searches every file inside the folder `prefix` (or all) of `root`, in path
 /// order, each read as `plan` says: as it is, in its built-in converters' text, or
 /// in the text `given` holds for it. Returns the search and how many files there
-/// were. Skipped files are in the output with why.
+/// were. Skipped files are in the output with why. The files are searched as
+/// the walk finds them, in path order, so no time goes to listing them first.
 pub fn search_tree(
     root: &Arc<Root>,
     prefix: Option<&str>,
@@ -106,11 +107,10 @@ pub fn search_tree(
     plan: &Arc<Plan>,
     mut given: HashMap<String, Given>,
 ) -> Result<(SearchOutput, usize)> {
-    let paths = root.file_paths(prefix)?;
-    let count = paths.len();
-    let inputs = paths
-        .into_iter()
-        .map(|path| {
+    let mut count = 0;
+    let out = search_fed(opts, |feed| {
+        root.each_file_path(prefix, |path| {
+            count += 1;
             let source = match given.remove(&path) {
                 Some(Ok(text)) => Source::Bytes(text),
                 Some(Err(why)) => Source::Lazy(Box::new(move || Err(why))),
@@ -119,19 +119,18 @@ pub fn search_tree(
                     Source::Lazy(Box::new(move || prepare(&root, &plan, &path)))
                 }
             };
-            SearchInput { path, source }
+            feed(SearchInput { path, source })
         })
-        .collect();
-    Ok((search(inputs, opts)?, count))
+    })?;
+    Ok((out, count))
 }
 
 /// Opens the file at `path` and gives what to search in it, on the worker thread.
 fn prepare(root: &Root, plan: &Plan, path: &str) -> std::result::Result<Source, String> {
-    let (file, content_type) = root.open_typed(path).map_err(unreadable)?;
-    let as_is = |file| Ok(Source::File(Box::new(move || Ok(file))));
+    let (file, content_type, size) = root.open_typed(path).map_err(unreadable)?;
     match plan.reading(&content_type) {
         Reading::AsIs if holds_text(&content_type) == Some(false) => Err(NO_CONVERTER.into()),
-        Reading::AsIs => as_is(file),
+        Reading::AsIs => Ok(Source::Open(file, size)),
         // A caller's converter reads it, yet the caller gave nothing: the file came
         // after the caller listed the folder.
         Reading::Caller => Err("was added during the search".into()),
@@ -142,8 +141,8 @@ fn prepare(root: &Root, plan: &Plan, path: &str) -> std::result::Result<Source, 
                 // As the Ruby layer does: a type that holds text is read as it is
                 // when its converters give nothing (a page of HTML with no text).
                 Err(_) if holds_text(&content_type) != Some(false) => {
-                    let file = root.open_file(path).map_err(unreadable)?;
-                    as_is(file)
+                    let (file, size) = root.open_sized(path).map_err(unreadable)?;
+                    Ok(Source::Open(file, size))
                 }
                 Err(refusal) => Err(format!("gave no text ({refusal})")),
             }

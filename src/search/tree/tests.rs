@@ -199,3 +199,23 @@ fn the_kept_type_decides_over_the_name() {
         assert!(out.text.contains("contract:"), "{}", out.text);
     }
 }
+
+/// The files are searched as the walk finds them, and shown in path order, a
+/// folder's files where its name and a `/` sort.
+#[test]
+fn shows_files_in_path_order_around_folders() {
+    let (_dir, root) = folder(&[
+        ("a0", b"x\n"),
+        ("a/x", b"x\n"),
+        ("a-b", b"x\n"),
+        ("a.b/x", b"x\n"),
+        ("a/b/c/x", b"x\n"),
+        ("a/b-c", b"x\n"),
+    ]);
+    let (out, count) = search_tree(&root, None, &opts("x"), &defaults(), HashMap::new()).unwrap();
+    assert_eq!(count, 6);
+    assert_eq!(
+        out.text,
+        "a-b:1: x\na.b/x:1: x\na/b-c:1: x\na/b/c/x:1: x\na/x:1: x\na0:1: x\n"
+    );
+}
