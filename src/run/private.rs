@@ -89,7 +89,7 @@ impl PrivateTmpfs {
             user,
             mount,
             root,
-            dir: cstring(dir.as_os_str().as_encoded_bytes())?,
+            dir: target,
         })
     }
 
