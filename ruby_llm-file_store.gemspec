@@ -15,11 +15,13 @@ Gem::Specification.new do |spec|
   spec.required_ruby_version = '>= 3.1'
 
   # The source gem: the Rust sources without their unit tests (tests.rs, compiled only
-  # under cfg(test)), compiled on install by extconf.rb. The Rakefile's `native` task
+  # under cfg(test)), compiled on install by extconf.rb: the library and the convert
+  # worker beside it. The Rakefile's `native` task
   # makes the precompiled platform gem from this one: no ext/, no Rust, a library per
-  # Ruby version in lib/ruby_llm/file_store/<minor>/.
+  # Ruby version in lib/ruby_llm/file_store/<minor>/ and the convert worker beside them.
   spec.files = Dir['lib/**/*.rb', 'lib/generators/**/*.{tt,erb}',
                    'ext/ruby_llm_file_store/{*.rb,Cargo.toml,src/**/*.rs}', 'src/**/*.rs',
+                   'crates/*/{Cargo.toml,src/**/*.rs}',
                    'Cargo.toml', 'Cargo.lock', 'README.md', 'CHANGELOG.md', 'LICENSE']
                .reject { |path| path.end_with?('/tests.rs') }
   spec.require_paths = ['lib']

@@ -55,7 +55,7 @@ pub fn check() -> Result<()> {
 }
 
 /// The I/O error a [`Reader`] stops with; [`from_io`] tells it apart.
-fn io_cancelled() -> io::Error {
+pub fn io_cancelled() -> io::Error {
     io::Error::other(Error::Cancelled)
 }
 

@@ -22,6 +22,14 @@ end
 def rb_sys_makefile(target)
   require 'rb_sys/mkmf'
   create_rust_makefile(target)
+  # The convert worker is no crate rb_sys knows of: its rules join the Makefile's.
+  File.write('Makefile', <<~MAKE, mode: 'a')
+
+    CARGO ?= cargo
+    #{RubyLLMFileStoreBuild::WorkerRules.text(target, strip: 'strip')}
+    all: $(WORKER)
+    install: install-worker
+  MAKE
   true
 rescue LoadError
   false

@@ -8,16 +8,23 @@
 //! version converted. What the converters made of the bytes is kept with the
 //! SHA-256 of those bytes, which a read records as the version the model saw.
 //! The cache holds at most [`MAX_CACHED_BYTES`] of text and [`MAX_CACHED_FILES`]
-//! files, the least recently used dropped first.
+//! files, the least recently used dropped first. A text the budget cut, and a
+//! document that stopped its worker, are kept like any other answer: the budget
+//! counts work and CPU time, so the same version gets the same answer again, and
+//! a document that needs more than a worker may have is not sent again.
+//!
+//! Threads that want the same version at once wait on one conversion: the
+//! first converts, the others take its answer (or, when it gave up, try again).
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::Read;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
-use super::{convert_with, Kind, Refusal};
+use super::{pool, Kind, Refusal};
 use crate::error::{Error, Result};
 
 /// The most text the cache holds, over all files.
@@ -122,33 +129,102 @@ pub fn converted(file: &File, path: &str, chain: &[Kind]) -> Result<Arc<Conversi
         ctime: (stat.st_ctime as i64, stat.st_ctime_nsec as i64),
         chain: chain.to_vec(),
     };
-    if let Some(found) = lock().get(&key) {
-        return Ok(found);
+    loop {
+        if let Some(found) = lock().get(&key) {
+            return Ok(found);
+        }
+        match Flight::join(&key) {
+            Joined::Leader(flight) => {
+                let conversion = convert(file, path, &key);
+                flight.land(&key, conversion.as_ref().ok());
+                return conversion;
+            }
+            Joined::Follower(flight) => {
+                if let Some(found) = flight.wait()? {
+                    return Ok(found);
+                }
+            }
+        }
     }
+}
+
+/// Reads the file, converts it in a worker and keeps the answer as `key`'s.
+fn convert(file: &File, path: &str, key: &Key) -> Result<Arc<Conversion>> {
     let mut bytes = Vec::with_capacity(key.size as usize);
     crate::cancel::Reader::new(file)
         .read_to_end(&mut bytes)
         .map_err(|e| crate::cancel::from_io(path, e))?;
+    let text = pool::convert(&key.chain, &bytes)?;
     let conversion = Arc::new(Conversion {
-        text: convert_with(chain, &bytes).map(Arc::from),
+        text: text.map(Arc::from),
         digest: hex::encode(Sha256::digest(&bytes)),
         size: bytes.len() as u64,
         mtime: (key.mtime.0, key.mtime.1 as u32),
     });
-    crate::cancel::check()?;
     // Bytes that are not the version measured (the file grew or shrank while it
     // was read) are converted for this read but not kept as that version.
-    if conversion.size == key.size && !timed_out(&conversion.text) {
-        lock().put(key, Arc::clone(&conversion));
+    if conversion.size == key.size {
+        lock().put(key.clone(), Arc::clone(&conversion));
     }
     Ok(conversion)
 }
 
-/// Whether the time ceiling cut `text`: such a text depends on the machine's load
-/// when it was read, so it is not kept as the file's.
-fn timed_out(text: &std::result::Result<Arc<str>, Refusal>) -> bool {
-    text.as_ref()
-        .is_ok_and(|text| text.trim_end().ends_with(super::budget::TIME_CUT))
+/// One conversion under way, which other threads wanting the same version wait on.
+struct Flight {
+    landed: Mutex<Option<Option<Arc<Conversion>>>>,
+    ready: Condvar,
+}
+
+enum Joined {
+    Leader(Arc<Flight>),
+    Follower(Arc<Flight>),
+}
+
+fn flights() -> std::sync::MutexGuard<'static, HashMap<Key, Arc<Flight>>> {
+    static FLIGHTS: OnceLock<Mutex<HashMap<Key, Arc<Flight>>>> = OnceLock::new();
+    FLIGHTS
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+}
+
+impl Flight {
+    fn join(key: &Key) -> Joined {
+        let mut flights = flights();
+        if let Some(flight) = flights.get(key) {
+            return Joined::Follower(Arc::clone(flight));
+        }
+        let flight = Arc::new(Flight {
+            landed: Mutex::new(None),
+            ready: Condvar::new(),
+        });
+        flights.insert(key.clone(), Arc::clone(&flight));
+        Joined::Leader(flight)
+    }
+
+    /// Ends the flight with the leader's answer (`None`: it gave up or failed).
+    fn land(&self, key: &Key, conversion: Option<&Arc<Conversion>>) {
+        flights().remove(key);
+        *self.landed.lock().unwrap_or_else(|e| e.into_inner()) = Some(conversion.cloned());
+        self.ready.notify_all();
+    }
+
+    /// The leader's answer, or `None` when it had none; stops when this
+    /// thread's caller gives up.
+    fn wait(&self) -> Result<Option<Arc<Conversion>>> {
+        let mut landed = self.landed.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(answer) = landed.as_ref() {
+                return Ok(answer.clone());
+            }
+            crate::cancel::check()?;
+            landed = self
+                .ready
+                .wait_timeout(landed, Duration::from_millis(10))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
 }
 
 fn lock() -> std::sync::MutexGuard<'static, Cache> {

@@ -1,28 +1,43 @@
 //! Module functions on Native for the document converters: each takes the file's
 //! bytes and returns `{text:, refusal:}`: the text, or nil and why the converter
-//! refuses the file. The work runs off the GVL; a panic becomes a Ruby error, never `fatal`.
-//! An interrupt (`Timeout`, `Thread#kill`) returns at once, and sets the flag the
-//! conversion's budget looks at every step, so the abandoned work stops and
-//! frees its memory within moments instead of running on to its end.
+//! refuses the file. The conversion runs in a convert worker process (the core's
+//! `convert::pool`), waited for off the GVL; an interrupt (`Timeout`,
+//! `Thread#kill`) kills the worker and returns at once. `converter_program=`
+//! names the worker executable the gem ships.
+
+use std::path::PathBuf;
 
 use magnus::{function, Error, RHash, RModule, RString, Ruby};
 
-use file_store_core::convert::{self, Converted};
+use file_store_core::convert::{pool, Kind};
 
 use crate::convert::owned_bytes;
+use crate::errors;
 use crate::named::named;
-use crate::nogvl::nogvl_abandonable;
+use crate::nogvl::nogvl_retrying;
 
 pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
     native.define_module_function("convert_pdf", function!(pdf, 1))?;
     native.define_module_function("convert_office", function!(office, 1))?;
     native.define_module_function("convert_html", function!(html, 1))?;
+    native.define_module_function("converter_program=", function!(set_program, 1))?;
+    native.define_module_function("converter_program", function!(program, 0))?;
+    native.define_module_function("converter_workers", function!(pool::running, 0))?;
     Ok(())
 }
 
-fn run(ruby: &Ruby, bytes: RString, convert: fn(&[u8]) -> Converted) -> Result<RHash, Error> {
+fn set_program(path: String) {
+    pool::set_program(PathBuf::from(path));
+}
+
+fn program() -> Option<String> {
+    pool::program().map(|path| path.display().to_string())
+}
+
+fn run(ruby: &Ruby, bytes: RString, kind: Kind) -> Result<RHash, Error> {
     let bytes = owned_bytes(bytes);
-    let converted = nogvl_abandonable(ruby, move || convert(&bytes))?;
+    let converted = nogvl_retrying(ruby, || pool::convert(&[kind], &bytes))?
+        .map_err(|e| errors::map(ruby, e))?;
     let (text, refusal) = match converted {
         Ok(text) => (Some(text), None),
         Err(refusal) => (None, Some(refusal.to_string())),
@@ -37,13 +52,13 @@ fn run(ruby: &Ruby, bytes: RString, convert: fn(&[u8]) -> Converted) -> Result<R
 }
 
 fn pdf(ruby: &Ruby, bytes: RString) -> Result<RHash, Error> {
-    run(ruby, bytes, convert::pdf)
+    run(ruby, bytes, Kind::Pdf)
 }
 
 fn office(ruby: &Ruby, bytes: RString) -> Result<RHash, Error> {
-    run(ruby, bytes, convert::office)
+    run(ruby, bytes, Kind::Office)
 }
 
 fn html(ruby: &Ruby, bytes: RString) -> Result<RHash, Error> {
-    run(ruby, bytes, convert::html)
+    run(ruby, bytes, Kind::Html)
 }

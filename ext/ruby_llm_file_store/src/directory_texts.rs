@@ -14,7 +14,7 @@ use crate::convert::{self, StorePath};
 use crate::directory::Directory;
 use crate::errors;
 use crate::named::named;
-use crate::nogvl::nogvl_abandonable;
+use crate::nogvl::{nogvl, nogvl_retrying};
 
 pub fn define(class: &RClass) -> Result<(), Error> {
     class.define_method("search_tree", method!(search_tree, 4))?;
@@ -46,9 +46,9 @@ fn search_tree(
             .try_clone()
             .map_err(|e| errors::map(ruby, e))?,
     );
-    // Abandonable: a converter cannot stop halfway, so an interrupt stops the wait
-    // and the search finishes in the background, its only effect the cache.
-    let found = nogvl_abandonable(ruby, move || {
+    // An interrupt sets the flag the search's threads look at, and kills the
+    // workers converting for it, so nothing of the search goes on after it.
+    let found = nogvl(ruby, move || {
         let (out, count) = tree::search_tree(&root, prefix.as_deref(), &options, &plan, texts)?;
         Ok((out, count, options))
     })?;
@@ -71,7 +71,7 @@ fn caller_paths(
         .root()
         .try_clone()
         .map_err(|e| errors::map(ruby, e))?;
-    let found = nogvl_abandonable(ruby, move || {
+    let found = nogvl(ruby, move || {
         tree::caller_paths(&root, prefix.as_deref(), &plan)
     })?;
     found.map_err(|e| errors::map(ruby, e))
@@ -94,7 +94,7 @@ fn converted(
         .root()
         .try_clone()
         .map_err(|e| errors::map(ruby, e))?;
-    let found = nogvl_abandonable(ruby, move || {
+    let found = nogvl_retrying(ruby, || {
         let file = root.open_file(&path)?;
         cache::converted(&file, &path, &chain)
     })?;

@@ -10,11 +10,10 @@
 //! a lock taken is released, a temporary file removed.
 
 use std::ffi::c_void;
-use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc};
-use std::time::Duration;
+use std::sync::Arc;
 
 use magnus::{Error, Ruby};
 
@@ -106,44 +105,6 @@ where
             Err(file_store_core::Error::Cancelled) => continue,
             done => return Ok(done),
         }
-    }
-}
-
-/// Like `nogvl`, for pure computations that cannot check for cancellation (a
-/// document parser): the work runs on a thread of its own, and an interrupt
-/// stops the wait for it at once. The abandoned work finishes in the background
-/// and its value is dropped; it must have no effect but its value.
-pub fn nogvl_abandonable<F, T>(ruby: &Ruby, work: F) -> Result<T, Error>
-where
-    F: FnOnce() -> T + Send + 'static,
-    T: Send + 'static,
-{
-    let outcome = nogvl(ruby, move || {
-        let (sender, receiver) = mpsc::channel();
-        let flag = cancel::current();
-        let job = move || {
-            let value = catch_unwind(AssertUnwindSafe(|| cancel::with_flag(flag, work)));
-            let _ = sender.send(value);
-        };
-        if let Err(e) = std::thread::Builder::new()
-            .name("file_store_work".into())
-            .spawn(job)
-        {
-            return Err(format!("could not start a thread: {e}"));
-        }
-        loop {
-            match receiver.recv_timeout(Duration::from_millis(10)) {
-                Ok(Ok(value)) => return Ok(Some(value)),
-                Ok(Err(panic)) => resume_unwind(panic),
-                Err(mpsc::RecvTimeoutError::Timeout) if !cancel::cancelled() => {}
-                Err(_) => return Ok(None),
-            }
-        }
-    })?;
-    match outcome {
-        Ok(Some(value)) => Ok(value),
-        Ok(None) => Err(errors::map(ruby, file_store_core::Error::Cancelled)),
-        Err(message) => Err(errors::internal(ruby, message)),
     }
 }
 

@@ -8,6 +8,10 @@ require 'rbconfig'
 # A precompiled build that is there but does not load (a glibc older than it needs,
 # or musl) is reported as such, and so is one for other Ruby versions only, each with
 # the way to the source gem.
+#
+# Every document is converted in the convert worker, an executable that each of these
+# installs beside the library (a precompiled gem once, in the folder above its Ruby
+# version folders); the library is told where it is once loaded.
 module RubyLLM
   class FileStore
     module Extension # :nodoc:
@@ -26,6 +30,19 @@ module RubyLLM
         end
       rescue LoadError => e
         raise LoadError, message(e, precompiled)
+      end
+
+      WORKER = 'file_store_convert'
+
+      # The convert worker beside the library loaded, or in the folder above it (a
+      # precompiled gem's); where there is none, the path it was looked for at, which a
+      # conversion's error then names.
+      def self.worker_path
+        library = $LOADED_FEATURES.reverse.find { |path| File.basename(path).start_with?('file_store_native.') }
+        return File.join(__dir__, WORKER) unless library
+
+        candidates = [File.dirname(library), File.dirname(library, 2)].map { |dir| File.join(dir, WORKER) }
+        candidates.find { |path| File.executable?(path) } || candidates.first
       end
 
       def self.message(error, precompiled)
@@ -48,6 +65,7 @@ module RubyLLM
 end
 
 RubyLLM::FileStore::Extension.load
+RubyLLM::FileStore::Native.converter_program = RubyLLM::FileStore::Extension.worker_path
 
 module RubyLLM
   class FileStore # :nodoc:

@@ -72,6 +72,7 @@ fn holds_at_most_its_number_of_files() {
 
 #[test]
 fn a_file_is_converted_once_per_version() {
+    let _pool = crate::convert::pool::use_test_worker();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("page.html");
     std::fs::write(&path, "<p>first</p>").unwrap();
@@ -96,6 +97,7 @@ fn a_file_is_converted_once_per_version() {
 
 #[test]
 fn a_refusal_is_kept_so_a_scan_is_not_tried_again() {
+    let _pool = crate::convert::pool::use_test_worker();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("scan.pdf");
     let scan = format!(
@@ -110,10 +112,24 @@ fn a_refusal_is_kept_so_a_scan_is_not_tried_again() {
 }
 
 #[test]
-fn a_text_the_time_ceiling_cut_is_not_kept() {
-    let cut = format!("## Page 1\nx\n\n{}\n", crate::convert::budget::TIME_CUT);
-    assert!(super::timed_out(&Ok(Arc::from(cut.as_str()))));
-    let whole = "## Page 1\nx\n[cut: the document expands past 64 MB of text]\n";
-    assert!(!super::timed_out(&Ok(Arc::from(whole))));
-    assert!(!super::timed_out(&Err(Refusal::NoText("PDF"))));
+fn threads_wanting_one_version_at_once_share_one_conversion() {
+    let _pool = crate::convert::pool::use_test_worker();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("shared.html");
+    std::fs::write(&path, "<p>x</p>".repeat(200_000)).unwrap();
+    let before = crate::convert::pool::conversions();
+    let start = std::sync::Barrier::new(6);
+    let texts: Vec<_> = std::thread::scope(|s| {
+        let threads: Vec<_> = (0..6)
+            .map(|_| {
+                s.spawn(|| {
+                    start.wait();
+                    converted(&File::open(&path).unwrap(), "shared.html", &[Kind::Html]).unwrap()
+                })
+            })
+            .collect();
+        threads.into_iter().map(|t| t.join().unwrap()).collect()
+    });
+    assert_eq!(crate::convert::pool::conversions() - before, 1);
+    assert!(texts.iter().all(|text| Arc::ptr_eq(text, &texts[0])));
 }

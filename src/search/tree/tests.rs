@@ -55,6 +55,7 @@ fn reading_follows_exact_type_then_family_then_any() {
 
 #[test]
 fn searches_converted_text_and_says_what_it_skipped() {
+    let _pool = crate::convert::pool::use_test_worker();
     let report = fixture("documents/report.pdf");
     let scan = fixture("documents/scan.pdf");
     let (_dir, root) = folder(&[
@@ -101,6 +102,7 @@ fn searches_converted_text_and_says_what_it_skipped() {
 
 #[test]
 fn a_second_search_reads_the_cached_text() {
+    let _pool = crate::convert::pool::use_test_worker();
     let report = fixture("documents/report.pdf");
     let (_dir, root) = folder(&[("report.pdf", &report)]);
     let first = search_tree(&root, None, &opts("."), &defaults(), HashMap::new()).unwrap();
@@ -125,6 +127,7 @@ fn a_second_search_reads_the_cached_text() {
 
 #[test]
 fn a_callers_texts_are_searched_in_place_of_the_files() {
+    let _pool = crate::convert::pool::use_test_worker();
     let (_dir, root) = folder(&[
         ("notes.rtf", b"{\\rtf1 secret}"),
         ("other.rtf", b"{\\rtf1 x}"),
@@ -159,6 +162,7 @@ fn a_callers_texts_are_searched_in_place_of_the_files() {
 
 #[test]
 fn names_at_most_ten_skipped_files_and_counts_the_rest() {
+    let _pool = crate::convert::pool::use_test_worker();
     let files: Vec<(String, Vec<u8>)> = (0..25)
         .map(|i| (format!("img/{i:02}.png"), b"\x89PNG".to_vec()))
         .collect();
@@ -175,6 +179,7 @@ fn names_at_most_ten_skipped_files_and_counts_the_rest() {
 
 #[test]
 fn the_kept_type_decides_over_the_name() {
+    let _pool = crate::convert::pool::use_test_worker();
     let report = fixture("documents/report.pdf");
     let dir = tempfile::tempdir().unwrap();
     let root = Root::open(dir.path()).unwrap();
@@ -204,6 +209,7 @@ fn the_kept_type_decides_over_the_name() {
 /// folder's files where its name and a `/` sort.
 #[test]
 fn shows_files_in_path_order_around_folders() {
+    let _pool = crate::convert::pool::use_test_worker();
     let (_dir, root) = folder(&[
         ("a0", b"x\n"),
         ("a/x", b"x\n"),
