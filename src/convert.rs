@@ -4,5 +4,6 @@
 
 pub mod cache;
 pub mod pool;
+mod spawn;
 
 pub use file_store_convert::{budget, Converted, Kind, Refusal, MAX_OUTPUT};

@@ -39,7 +39,7 @@ module RubyLLMFileStoreBuild
         \tcp $(TARGET_DIR)/release/#{library} $(SO)
         \t#{strip} $(SO)
 
-        #{WorkerRules.text(target, strip: strip)}
+        #{WorkerRules.text(target, strip:)}
         install: $(SO) install-worker
         \tmkdir -p $(DESTDIR)$(sitearchdir)/#{File.dirname(target)}
         \tcp $(SO) $(DESTDIR)$(sitearchdir)/#{target}.#{dlext}

@@ -35,6 +35,9 @@ RSpec.describe 'the installed gem' do
     expect(seen['list']).to eq(['notes/plan.md', 'page.html'])
     expect(seen['search']).to eq("notes/plan.md:2: Ship it on Friday\npage.html:2: Revenue grew")
     expect(seen['text']).to eq("# Quarterly report\nRevenue grew\n")
+    # The page was converted by the convert worker the gem installed beside its library.
+    expect(File.basename(seen['worker'])).to eq('file_store_convert')
+    expect(File.executable?(seen['worker'])).to be(true)
     seen
   end
 
@@ -59,11 +62,14 @@ RSpec.describe 'the installed gem' do
       files = GemBuilds.files(gem_file)
       libraries = GemBuilds.minors.map { |minor| "lib/ruby_llm/file_store/#{minor}/file_store_native.so" }
       expect(files.grep(native)).to eq(libraries)
-      expect(files.grep(%r{\A(ext|src)/|\ACargo\.|\.rs\z|Makefile|extconf})).to eq([])
+      expect(files).to include('lib/ruby_llm/file_store/file_store_convert')
+      expect(files.grep(%r{\A(ext|src|crates)/|\ACargo\.|\.rs\z|Makefile|extconf})).to eq([])
       expect(files).to include('CHANGELOG.md', 'README.md', 'LICENSE', 'lib/ruby_llm/file_store.rb')
 
       Gem::Package.new(gem_file).extract_files(tmp_dir)
-      libraries.each { |library| expect_portable_library(File.join(tmp_dir, library)) }
+      [*libraries, 'lib/ruby_llm/file_store/file_store_convert'].each do |library|
+        expect_portable_library(File.join(tmp_dir, library))
+      end
       # The source gem's message names where the precompiled gem exists.
       expect(RubyLLMFileStoreBuild::Toolchain::PRECOMPILED)
         .to eq("#{spec.platform} (Ruby #{GemBuilds.minors.join(', ')})")
@@ -101,6 +107,7 @@ RSpec.describe 'the installed gem' do
       seen = expect_installed_gem_to_work(ruby_env, wrap: ->(argv) { WithoutRust.command(*argv) })
       expect(seen['native']).to eq([File.join(installed, "lib/ruby_llm/file_store/#{GemBuilds.minors.first}/" \
                                                          'file_store_native.so')])
+      expect(seen['worker']).to eq(File.join(installed, 'lib/ruby_llm/file_store/file_store_convert'))
       expect(seen['ruby_llm']).to eq([File.join(gem_dir(home, 'ruby_llm-*'), 'lib/ruby_llm.rb')])
     end
 
@@ -191,6 +198,9 @@ RSpec.describe 'the installed gem' do
       expect_no_build_leftovers(gem_dir)
       libraries = Dir[File.join(home, 'extensions', '**', 'file_store_native.so')]
       expect(libraries.size).to eq(1)
+      workers = Dir[File.join(home, 'extensions', '**', 'file_store_convert')]
+      expect(workers).to eq([File.join(File.dirname(libraries.first), 'file_store_convert')])
+      expect(run!('file', *workers)).to include('stripped').and(not_include('not stripped'))
       # RubyGems 3.3 copies an installed extension into lib/ too (Gem.install_extension_in_lib).
       in_lib = Dir[File.join(gem_dir, 'lib', '**', '*.so')]
       expect(in_lib.size).to eq(Gem.install_extension_in_lib ? 1 : 0)

@@ -21,6 +21,10 @@ RSpec.describe 'ext/ruby_llm_file_store/extconf.rb' do
     makefile = File.read(File.join(tmp_dir, 'Makefile'))
     expect(makefile).to include('cargo_build.rb $(CARGO) build --release --locked --manifest-path')
     expect(makefile).to include('$(DESTDIR)$(sitearchdir)/ruby_llm/file_store/file_store_native.')
+    # The convert worker, built from the same workspace and installed beside the library.
+    expect(makefile).to include('--manifest-path', 'crates/convert/Cargo.toml --bin file_store_convert',
+                                '$(DESTDIR)$(sitearchdir)/ruby_llm/file_store/file_store_convert',
+                                'install: $(SO) install-worker')
   end
 
   it "hands the target to rb_sys's create_rust_makefile where the rb_sys gem loads" do
@@ -32,6 +36,10 @@ RSpec.describe 'ext/ruby_llm_file_store/extconf.rb' do
     RUBY
     output, status = configure('-I', File.dirname(shim))
     expect(status).to be_success, output
-    expect(File.read(File.join(tmp_dir, 'Makefile'))).to eq("rb_sys: ruby_llm/file_store/file_store_native\n")
+    makefile = File.read(File.join(tmp_dir, 'Makefile'))
+    expect(makefile).to start_with("rb_sys: ruby_llm/file_store/file_store_native\n")
+    # rb_sys knows nothing of the convert worker: its rules join the Makefile's.
+    expect(makefile).to include('--bin file_store_convert', "install: install-worker\n", "all: $(WORKER)\n",
+                                '$(DESTDIR)$(sitearchdir)/ruby_llm/file_store/file_store_convert')
   end
 end

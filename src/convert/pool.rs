@@ -15,13 +15,13 @@ use std::fs::File;
 use std::io::{self, BufReader, Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::PathBuf;
-use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Condvar, Mutex, MutexGuard, RwLock};
 use std::time::Duration;
 
 use file_store_convert::worker::{CPU_LIMIT, MEMORY_LIMIT};
 use file_store_convert::{wire, Converted, Kind, Refusal};
 
+use super::spawn;
 use crate::cancel;
 use crate::error::{Error, Result};
 
@@ -80,10 +80,12 @@ pub fn end_idle() {
     }
 }
 
-/// What a worker that ended without answering says to the model.
-fn why_stopped(status: Option<ExitStatus>) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match status.and_then(|status| status.signal()) {
+/// What a worker that ended without answering (its wait status) says to the model.
+fn why_stopped(status: Option<i32>) -> String {
+    let signal = status
+        .filter(|s| libc::WIFSIGNALED(*s))
+        .map(|s| libc::WTERMSIG(s));
+    match signal {
         Some(libc::SIGABRT) => format!(
             "the document needs more than {} GB of memory to convert",
             MEMORY_LIMIT >> 30
@@ -93,8 +95,12 @@ fn why_stopped(status: Option<ExitStatus>) -> String {
             CPU_LIMIT.as_secs()
         ),
         Some(libc::SIGSYS) => "the converter tried a system call it may not make".into(),
-        _ => match status {
-            Some(status) => format!("the converter stopped ({status})"),
+        Some(signal) => format!("the converter stopped (signal {signal})"),
+        None => match status {
+            Some(status) => format!(
+                "the converter stopped (exit code {})",
+                libc::WEXITSTATUS(status)
+            ),
             None => "the converter stopped".into(),
         },
     }
@@ -120,9 +126,7 @@ fn pool() -> MutexGuard<'static, Pool> {
     if pool.pid != pid {
         // The workers are the parent's: close this process's copies of their
         // pipes and leave them to it.
-        for worker in pool.idle.drain(..) {
-            std::mem::forget(worker.child);
-        }
+        pool.idle.clear();
         pool.live = 0;
         pool.pid = pid;
     }
@@ -166,11 +170,12 @@ fn pool_lost_one() {
 }
 
 struct Worker {
-    child: Child,
+    pid: libc::pid_t,
+    /// The process that started it, the only one that may kill and reap it.
+    owner: u32,
     input: Polled,
     output: BufReader<Polled>,
     served: u32,
-    pid: u32,
 }
 
 impl Worker {
@@ -183,38 +188,21 @@ impl Worker {
             path: "file_store_convert".into(),
             source: io::Error::new(io::ErrorKind::NotFound, "no convert worker is named"),
         })?;
-        let mut child = Command::new(&program)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .env_clear()
-            .spawn()
+        let spawned = spawn::spawn(program.as_os_str())
             .map_err(|e| Error::io(program.display().to_string(), e))?;
-        let (Some(input), Some(output)) = (child.stdin.take(), child.stdout.take()) else {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(Error::io(
-                "file_store_convert",
-                io::Error::other("no pipes"),
-            ));
-        };
-        let input = Polled::new(OwnedFd::from(input));
-        let output = Polled::new(OwnedFd::from(output));
-        let (input, output) = match (input, output) {
-            (Ok(input), Ok(output)) => (input, output),
-            (Err(e), _) | (_, Err(e)) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(Error::io("file_store_convert", e));
-            }
-        };
-        let pid = std::process::id();
+        let pid = spawned.pid;
+        let pipes =
+            Polled::new(spawned.input).and_then(|input| Ok((input, Polled::new(spawned.output)?)));
+        let (input, output) = pipes.map_err(|e| {
+            spawn::reap(pid, true);
+            Error::io("file_store_convert", e)
+        })?;
         Ok(Worker {
-            child,
+            pid,
+            owner: std::process::id(),
             input,
             output: BufReader::new(output),
             served: 0,
-            pid,
         })
     }
 
@@ -227,11 +215,10 @@ impl Worker {
         wire::read_answer(&mut self.output)
     }
 
-    /// Kills the worker if it still runs and reaps it; returns how it ended.
-    fn end(mut self) -> Option<ExitStatus> {
-        let status = if self.pid == std::process::id() {
-            let _ = self.child.kill();
-            self.child.wait().ok()
+    /// Kills the worker if it still runs and reaps it; returns its wait status.
+    fn end(self) -> Option<i32> {
+        let status = if self.owner == std::process::id() {
+            spawn::reap(self.pid, true)
         } else {
             None
         };

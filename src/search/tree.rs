@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::sink::unreadable;
 use super::{search_fed, SearchInput, SearchOptions, SearchOutput, Source};
 use crate::content_type::holds_text;
-use crate::convert::{cache, Kind};
+use crate::convert::{cache, Kind, Refusal};
 use crate::dir::Root;
 use crate::error::Result;
 
@@ -144,6 +144,7 @@ fn prepare(root: &Root, plan: &Plan, path: &str) -> std::result::Result<Source, 
                     let (file, size) = root.open_sized(path).map_err(unreadable)?;
                     Ok(Source::Open(file, size))
                 }
+                Err(Refusal::Stopped(why)) => Err(format!("could not be read: {why}")),
                 Err(refusal) => Err(format!("gave no text ({refusal})")),
             }
         }

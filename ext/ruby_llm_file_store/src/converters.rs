@@ -1,6 +1,7 @@
 //! Module functions on Native for the document converters: each takes the file's
-//! bytes and returns `{text:, refusal:}`: the text, or nil and why the converter
-//! refuses the file. The conversion runs in a convert worker process (the core's
+//! bytes and returns `{text:, refusal:, stopped:}`: the text, or nil and why the
+//! converter refuses the file, `stopped` true when the document stopped its
+//! worker (more memory or CPU time than a conversion may have). The conversion runs in a convert worker process (the core's
 //! `convert::pool`), waited for off the GVL; an interrupt (`Timeout`,
 //! `Thread#kill`) kills the worker and returns at once. `converter_program=`
 //! names the worker executable the gem ships.
@@ -9,7 +10,7 @@ use std::path::PathBuf;
 
 use magnus::{function, Error, RHash, RModule, RString, Ruby};
 
-use file_store_core::convert::{pool, Kind};
+use file_store_core::convert::{pool, Kind, Refusal};
 
 use crate::convert::owned_bytes;
 use crate::errors;
@@ -38,6 +39,7 @@ fn run(ruby: &Ruby, bytes: RString, kind: Kind) -> Result<RHash, Error> {
     let bytes = owned_bytes(bytes);
     let converted = nogvl_retrying(ruby, || pool::convert(&[kind], &bytes))?
         .map_err(|e| errors::map(ruby, e))?;
+    let stopped = matches!(converted, Err(Refusal::Stopped(_)));
     let (text, refusal) = match converted {
         Ok(text) => (Some(text), None),
         Err(refusal) => (None, Some(refusal.to_string())),
@@ -47,6 +49,7 @@ fn run(ruby: &Ruby, bytes: RString, kind: Kind) -> Result<RHash, Error> {
         &[
             ("text", ruby.into_value(text)),
             ("refusal", ruby.into_value(refusal)),
+            ("stopped", ruby.into_value(stopped)),
         ],
     )
 }

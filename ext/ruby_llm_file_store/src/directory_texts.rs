@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use magnus::{method, prelude::*, Error, RArray, RClass, RHash, Ruby};
 
-use file_store_core::convert::cache;
+use file_store_core::convert::{cache, Refusal};
 use file_store_core::search::tree;
 use file_store_core::version::Version;
 
@@ -14,7 +14,7 @@ use crate::convert::{self, StorePath};
 use crate::directory::Directory;
 use crate::errors;
 use crate::named::named;
-use crate::nogvl::{nogvl, nogvl_retrying};
+use crate::nogvl::nogvl_retrying;
 
 pub fn define(class: &RClass) -> Result<(), Error> {
     class.define_method("search_tree", method!(search_tree, 4))?;
@@ -48,11 +48,12 @@ fn search_tree(
     );
     // An interrupt sets the flag the search's threads look at, and kills the
     // workers converting for it, so nothing of the search goes on after it.
-    let found = nogvl(ruby, move || {
-        let (out, count) = tree::search_tree(&root, prefix.as_deref(), &options, &plan, texts)?;
-        Ok((out, count, options))
+    // Retried when an interrupt that raises nothing (a signal whose trap returns)
+    // stopped it; each try searches with its own copy of the given texts.
+    let found = nogvl_retrying(ruby, || {
+        tree::search_tree(&root, prefix.as_deref(), &options, &plan, texts.clone())
     })?;
-    let (out, count, options) = found.map_err(|e| errors::map(ruby, e))?;
+    let (out, count) = found.map_err(|e| errors::map(ruby, e))?;
     let hash = convert::found(ruby, out, &options)?;
     hash.aset(ruby.to_symbol("files"), count)?;
     Ok(hash)
@@ -71,16 +72,15 @@ fn caller_paths(
         .root()
         .try_clone()
         .map_err(|e| errors::map(ruby, e))?;
-    let found = nogvl(ruby, move || {
-        tree::caller_paths(&root, prefix.as_deref(), &plan)
-    })?;
+    let found = nogvl_retrying(ruby, || tree::caller_paths(&root, prefix.as_deref(), &plan))?;
     found.map_err(|e| errors::map(ruby, e))
 }
 
 /// The text `names`, built-in converters tried in order, read from the file at
-/// `path`, from the cache when this version was converted before: `[text, why,
-/// digest, size, [seconds, nanoseconds]]`, text nil and why given when none read
-/// it, digest nil past the digest limit.
+/// `path`, from the cache when this version was converted before: `{text:, why:,
+/// stopped:, digest:, size:, mtime:}`, text nil and why given when none read it,
+/// stopped true when the document stopped its worker, digest nil past the digest
+/// limit.
 #[allow(clippy::type_complexity)]
 fn converted(
     ruby: &Ruby,
@@ -108,6 +108,7 @@ fn converted(
         conversion.mtime,
         Some(conversion.digest.clone()),
     );
+    let stopped = matches!(conversion.text, Err(Refusal::Stopped(_)));
     let (text, why) = match &conversion.text {
         Ok(text) => (Some(text.to_string()), None),
         Err(refusal) => (None, Some(refusal.to_string())),
@@ -117,6 +118,7 @@ fn converted(
         &[
             ("text", ruby.into_value(text)),
             ("why", ruby.into_value(why)),
+            ("stopped", ruby.into_value(stopped)),
             ("digest", ruby.into_value(digest)),
             ("size", ruby.into_value(size)),
             ("mtime", ruby.into_value(mtime)),

@@ -30,6 +30,7 @@ module RubyLLM
           converted = native(file.path) { |name| @native.converted(name, chain) }
           version = read_version(converted[:digest], converted[:size], converted[:mtime])
           return [converted[:text], version] if converted[:text]
+          raise Converters::Builtin.unreadable(file.path, converted[:why]) if converted[:stopped]
           # A type that holds text is read as it is when its converters give nothing.
           return super if Converters::Text.readable_type?(file.content_type)
 

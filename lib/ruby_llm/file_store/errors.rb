@@ -40,6 +40,12 @@ module RubyLLM # :nodoc:
     # Raised when the disk refuses or fails an operation; the message names the path.
     class DiskError < Error; end
 
+    # Raised when a document stopped the worker converting it: it needed more memory
+    # or CPU time than a conversion may have. The message names the file and says
+    # which, for the model: "report.pdf could not be read: the document needs more
+    # than 1 GB of memory to convert".
+    class UnreadableDocumentError < Error; end
+
     # A path longer than a file system takes: over 4,096 bytes, or a part over 255.
     class PathTooLongError < ArgumentError; end
 

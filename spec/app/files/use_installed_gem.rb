@@ -14,6 +14,7 @@ registry['text/html'] = RubyLLM.file_store.converter.html
 
 puts JSON.generate(
   'native' => $LOADED_FEATURES.grep(/file_store_native\.(so|bundle)\z/),
+  'worker' => RubyLLM::FileStore::Native.converter_program,
   'ruby_llm' => defined?(RubyLLM::Chat) ? $LOADED_FEATURES.grep(%r{/lib/ruby_llm\.rb\z}) : [],
   'list' => store.list.map(&:path),
   'search' => RubyLLM::FileStore::Tools::SearchFiles.new(store).call(pattern: 'ship|revenue', ignore_case: true),

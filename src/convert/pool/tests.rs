@@ -66,8 +66,8 @@ fn a_worker_killed_from_outside_is_a_refusal_and_is_replaced() {
     // Hold every worker this test starts, so none is another test's.
     let mut held: Vec<Worker> = Vec::new();
     let mut worker = Worker::start().unwrap();
-    let pid = worker.child.id();
-    unsafe { libc::kill(pid as i32, libc::SIGABRT) };
+    let pid = worker.pid as u32;
+    unsafe { libc::kill(worker.pid, libc::SIGABRT) };
     while !std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .unwrap_or_default()
         .contains(") Z ")

@@ -3,19 +3,31 @@
 module RubyLLM
   class FileStore
     module Converters
-      # What the PDF, Office and HTML converters share: the bytes go to the native
-      # core, off the GVL, and come back as text, or as nil when the file is not one
-      # the converter reads (so the next registered converter runs). Nothing raises
-      # out of a converter, so a tool that reads a file never fails on its content.
+      # What the PDF, Office and HTML converters share: the bytes go to a convert
+      # worker process, waited for off the GVL, and come back as text, or as nil when
+      # the file is not one the converter reads (so the next registered converter
+      # runs). A document that stopped its worker (more memory or CPU time than a
+      # conversion may have) raises UnreadableDocumentError, which the model reads as
+      # "report.pdf could not be read: ..." rather than a file it may send on.
       module Builtin
         module_function
 
         # The text +function+ of the native core reads from +attachment+, or nil.
         def convert(function, attachment)
-          FileStore::Native.public_send(function, attachment.content.to_s.b)[:text]
+          converted = FileStore::Native.public_send(function, attachment.content.to_s.b)
+          raise Builtin.unreadable(attachment.filename, converted[:refusal]) if converted[:stopped]
+
+          converted[:text]
+        rescue UnreadableDocumentError
+          raise
         rescue FileStore::Error
           # The core failed on this file: it stays unread, like one it refused.
           nil
+        end
+
+        # The error for a document named +name+ that stopped its worker for +why+.
+        def unreadable(name, why)
+          UnreadableDocumentError.new("#{name} could not be read: #{why}")
         end
 
         # Why +function+ reads no text from +bytes+, or nil when it does.

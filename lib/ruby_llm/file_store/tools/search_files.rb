@@ -131,6 +131,8 @@ module RubyLLM
         # it, with why.
         def searchable(source, file)
           source.searchable(file)
+        rescue UnreadableDocumentError => e
+          TextSource::Unread.new(e.message.delete_prefix("#{file.path} ").delete_prefix("#{file.filename} "))
         rescue StandardError => e
           TextSource::Unread.new("could not be converted (#{e.class.name}: #{e.message[0, 200]})")
         end
