@@ -35,10 +35,14 @@ RSpec.describe 'the installed gem' do
     expect(seen['list']).to eq(['notes/plan.md', 'page.html'])
     expect(seen['search']).to eq("notes/plan.md:2: Ship it on Friday\npage.html:2: Revenue grew")
     expect(seen['text']).to eq("# Quarterly report\nRevenue grew\n")
-    # The page was converted by the convert worker the gem installed beside its library.
-    expect(File.basename(seen['worker'])).to eq('file_store_convert')
-    expect(File.executable?(seen['worker'])).to be(true)
+    expect_worker(seen['worker'])
     seen
+  end
+
+  # The page was converted by the convert worker the gem installed beside its library.
+  def expect_worker(path)
+    expect(File.basename(path)).to eq('file_store_convert')
+    expect(File.executable?(path)).to be(true)
   end
 
   def gem_dir(home, name)
@@ -148,7 +152,7 @@ RSpec.describe 'the installed gem' do
       expect(terminal).to include("precompiled gem exists for #{RubyLLMFileStoreBuild::Toolchain::PRECOMPILED}")
 
       gem_dir = gem_dir(home, "ruby_llm-file_store-#{Gem::Package.new(gem_file).spec.version}")
-      expect_one_library(home, gem_dir)
+      expect_worker_beside(expect_one_library(home, gem_dir))
       seen = expect_installed_gem_to_work(GemBuilds.ruby_env(home))
       expect([File.join(home, 'extensions'), gem_dir].any? { |dir| seen['native'].first.start_with?(dir) }).to be(true)
       expect(seen['ruby_llm']).to eq([File.join(gem_dir(home, 'ruby_llm-*'), 'lib/ruby_llm.rb')])
@@ -198,14 +202,18 @@ RSpec.describe 'the installed gem' do
       expect_no_build_leftovers(gem_dir)
       libraries = Dir[File.join(home, 'extensions', '**', 'file_store_native.so')]
       expect(libraries.size).to eq(1)
-      workers = Dir[File.join(home, 'extensions', '**', 'file_store_convert')]
-      expect(workers).to eq([File.join(File.dirname(libraries.first), 'file_store_convert')])
-      expect(run!('file', *workers)).to include('stripped').and(not_include('not stripped'))
       # RubyGems 3.3 copies an installed extension into lib/ too (Gem.install_extension_in_lib).
       in_lib = Dir[File.join(gem_dir, 'lib', '**', '*.so')]
       expect(in_lib.size).to eq(Gem.install_extension_in_lib ? 1 : 0)
       expect(in_lib.map { |path| File.binread(path) }.uniq - [File.binread(libraries.first)]).to eq([])
       expect(run!('file', *libraries)).to include('stripped').and(not_include('not stripped'))
+      libraries.first
+    end
+
+    def expect_worker_beside(library)
+      workers = Dir[File.join(File.dirname(library, 4), '**', 'file_store_convert')]
+      expect(workers).to eq([File.join(File.dirname(library), 'file_store_convert')])
+      expect(run!('file', *workers)).to include('stripped').and(not_include('not stripped'))
     end
 
     def expect_no_build_leftovers(gem_dir)
