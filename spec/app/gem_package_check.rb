@@ -152,6 +152,7 @@ RSpec.describe 'the installed gem' do
       expect(terminal).to include("precompiled gem exists for #{RubyLLMFileStoreBuild::Toolchain::PRECOMPILED}")
 
       gem_dir = gem_dir(home, "ruby_llm-file_store-#{Gem::Package.new(gem_file).spec.version}")
+      expect_no_build_leftovers(gem_dir)
       expect_worker_beside(expect_one_library(home, gem_dir))
       seen = expect_installed_gem_to_work(GemBuilds.ruby_env(home))
       expect([File.join(home, 'extensions'), gem_dir].any? { |dir| seen['native'].first.start_with?(dir) }).to be(true)
@@ -199,7 +200,6 @@ RSpec.describe 'the installed gem' do
     end
 
     def expect_one_library(home, gem_dir)
-      expect_no_build_leftovers(gem_dir)
       libraries = Dir[File.join(home, 'extensions', '**', 'file_store_native.so')]
       expect(libraries.size).to eq(1)
       # RubyGems 3.3 copies an installed extension into lib/ too (Gem.install_extension_in_lib).
