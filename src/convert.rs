@@ -7,3 +7,16 @@ pub mod pool;
 mod spawn;
 
 pub use file_store_convert::{budget, Converted, Kind, Refusal, MAX_OUTPUT};
+
+/// Why a converted `text` was cut short: the `why` of its last line, `[cut: why]`,
+/// which every converter ends a cut text with.
+///
+/// ```
+/// use file_store_core::convert::cut_reason;
+/// assert_eq!(cut_reason("a\n[cut: too long]\n"), Some("too long"));
+/// assert_eq!(cut_reason("a\n"), None);
+/// ```
+pub fn cut_reason(text: &str) -> Option<&str> {
+    let last = text.trim_end_matches('\n').rsplit('\n').next()?;
+    last.strip_prefix("[cut: ")?.strip_suffix(']')
+}

@@ -26,6 +26,9 @@ pub struct SearchOptions {
 pub enum Source {
     /// Bytes already in memory.
     Bytes(Arc<[u8]>),
+    /// A converted text that was cut short, and why (the converter's `[cut: why]`):
+    /// searched like bytes, and named in [`SearchOutput::partial_shown`].
+    Cut(Arc<[u8]>, String),
     /// A file, opened on the worker thread that searches it; one that fails to open is
     /// skipped.
     File(Box<dyn FnOnce() -> io::Result<File> + Send>),
@@ -62,6 +65,11 @@ pub struct SearchOutput {
     /// The first [`MAX_SKIPPED_SHOWN`] skipped inputs, in input order: the path and
     /// why, as a predicate (`"is binary"`).
     pub skipped_shown: Vec<(String, String)>,
+    /// How many inputs were searched only in part: texts their converter cut.
+    pub partial: usize,
+    /// The first [`MAX_SKIPPED_SHOWN`] of them, in input order: the path and why the
+    /// text was cut (`"the document expands past 64 MB of text"`).
+    pub partial_shown: Vec<(String, String)>,
 }
 
 /// How many skipped inputs a search names; the rest are counted.

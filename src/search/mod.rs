@@ -112,7 +112,15 @@ impl Merge<'_> {
         while let Some((path, found)) = self.pending.remove(&self.next) {
             self.next += 1;
             match found {
-                Ok(found) => self.append(&path, found),
+                Ok(mut found) => {
+                    if let Some(why) = found.partial.take() {
+                        self.out.partial += 1;
+                        if self.out.partial_shown.len() < MAX_SKIPPED_SHOWN {
+                            self.out.partial_shown.push((path.clone(), why));
+                        }
+                    }
+                    self.append(&path, found)
+                }
                 Err(why) => {
                     self.out.skipped += 1;
                     if self.out.skipped_shown.len() < MAX_SKIPPED_SHOWN {

@@ -21,6 +21,8 @@ pub(super) struct Hit {
 pub(super) struct Found {
     pub(super) hits: Vec<Hit>,
     pub(super) matches: usize,
+    /// Why only part of the input's text could be searched, if so.
+    pub(super) partial: Option<String>,
 }
 
 /// Collects up to `cap` matching lines with their context, and counts every match.
@@ -147,6 +149,11 @@ pub(super) fn search_one(
             }
         }
     }
+    let mut partial = None;
+    if let Source::Cut(bytes, why) = source {
+        partial = Some(why);
+        source = Source::Bytes(bytes);
+    }
     let Searchers {
         full,
         count,
@@ -184,7 +191,7 @@ pub(super) fn search_one(
             search_file(searcher, slicer, buffer, matcher, &file, size, &mut sink)?
         }
         // Resolved above; a source that gives another lazy one is a bug of its maker.
-        Source::Lazy(_) => return Err(unreadable("no source to read")),
+        Source::Lazy(_) | Source::Cut(..) => return Err(unreadable("no source to read")),
     };
     if let Err(e) = done {
         if e.to_string().contains("allocation limit") {
@@ -198,6 +205,7 @@ pub(super) fn search_one(
     Ok(Found {
         hits: sink.hits,
         matches: sink.count,
+        partial,
     })
 }
 

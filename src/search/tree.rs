@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::sink::unreadable;
 use super::{search_fed, SearchInput, SearchOptions, SearchOutput, Source};
 use crate::content_type::holds_text;
-use crate::convert::{cache, Kind, Refusal};
+use crate::convert::{cache, cut_reason, Kind, Refusal};
 use crate::dir::Root;
 use crate::error::Result;
 
@@ -137,7 +137,10 @@ fn prepare(root: &Root, plan: &Plan, path: &str) -> std::result::Result<Source, 
         Reading::Native(chain) => {
             let conversion = cache::converted(&file, path, &chain).map_err(unreadable)?;
             match &conversion.text {
-                Ok(text) => Ok(Source::Bytes(Arc::from(Arc::clone(text)))),
+                Ok(text) => Ok(match cut_reason(text) {
+                    Some(why) => Source::Cut(Arc::from(text.as_bytes()), why.to_string()),
+                    None => Source::Bytes(Arc::from(Arc::clone(text))),
+                }),
                 // As the Ruby layer does: a type that holds text is read as it is
                 // when its converters give nothing (a page of HTML with no text).
                 Err(_) if holds_text(&content_type) != Some(false) => {

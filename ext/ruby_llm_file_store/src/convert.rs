@@ -89,7 +89,8 @@ pub fn search_inputs(
 
 /// A search's output as Ruby receives it: a Hash of `:text`, `:shown`, `:total`,
 /// `:files_matched`, `:summary` (nil unless matches were left out), `:skipped`
-/// and `:skipped_shown` (`[path, why]` pairs).
+/// and `:skipped_shown` (`[path, why]` pairs), `:partial` and `:partial_shown`
+/// (the texts their converter cut, `[path, why]`).
 pub fn found(ruby: &Ruby, out: SearchOutput, options: &SearchOptions) -> Result<RHash, Error> {
     let summary = search::format_summary(&out, options.max_matches);
     named(
@@ -102,6 +103,8 @@ pub fn found(ruby: &Ruby, out: SearchOutput, options: &SearchOptions) -> Result<
             ("summary", summary.into_value_with(ruby)),
             ("skipped", out.skipped.into_value_with(ruby)),
             ("skipped_shown", out.skipped_shown.into_value_with(ruby)),
+            ("partial", out.partial.into_value_with(ruby)),
+            ("partial_shown", out.partial_shown.into_value_with(ruby)),
         ],
     )
 }

@@ -20,6 +20,7 @@ pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
     native.define_module_function("read_lines", function!(read_lines, 4))?;
     native.define_module_function("read_chars", function!(read_chars, 3))?;
     native.define_module_function("binary?", function!(binary, 1))?;
+    native.define_module_function("cut_reason", function!(cut_reason, 1))?;
     native.define_module_function("search", function!(search_bytes, 2))?;
     native.define_module_function("edit", function!(edit_bytes, 5))?;
     Ok(())
@@ -104,4 +105,13 @@ fn edit_bytes(
         ),
         Err(refusal) => Err(errors::edit_refused(ruby, refusal.to_string())),
     }
+}
+
+/// Why a converted text was cut short (its last line `[cut: why]`), or nil. Only
+/// the text's end is looked at.
+fn cut_reason(text: RString) -> Option<String> {
+    let bytes = unsafe { text.as_slice() };
+    let tail = &bytes[bytes.len().saturating_sub(1024)..];
+    let tail = String::from_utf8_lossy(tail);
+    file_store_core::convert::cut_reason(&tail).map(String::from)
 }

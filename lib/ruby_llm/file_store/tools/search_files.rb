@@ -48,7 +48,7 @@ module RubyLLM
         # not be searched, with why.
         def answer(pattern, found)
           files, skipped = found.values_at(:files, :skipped)
-          note = skipped_note(skipped, found[:skipped_shown])
+          note = SearchNotes.note(found)
           unless found[:shown].zero? && found[:total].zero?
             return [found[:text].chomp, found[:summary], note && "[#{note}]"].compact.join("\n")
           end
@@ -57,15 +57,6 @@ module RubyLLM
           return "No matches for #{brief(pattern)}: no file had text to search. #{note}" if files == skipped
 
           "No matches for #{brief(pattern)} in #{count(files - skipped)}. #{note}"
-        end
-
-        # "2 files skipped: scan.png has no text converter; blob.bin is binary."
-        def skipped_note(skipped, shown)
-          return if skipped.zero?
-
-          reasons = shown.map { |path, why| "#{path} #{why}" }
-          reasons << "and #{skipped - shown.size} more" if skipped > shown.size
-          "#{count(skipped)} skipped: #{reasons.join('; ')}."
         end
 
         # A folder store searches its folder in the native core, converters and all,
@@ -84,7 +75,7 @@ module RubyLLM
           files = files_in(folder)
           entries, unread = entries_for(files)
           found = store.search(entries, pattern, **options)
-          merge_skipped(found, unread).merge(files: files.size)
+          merge_skipped(found, unread).merge(files: files.size, **SearchNotes.partial(entries))
         end
 
         # The files left out before the search joined to those the search skipped,
