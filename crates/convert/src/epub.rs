@@ -44,8 +44,11 @@ pub(super) fn epub(archive: &mut Archive<'_>) -> Converted {
     xml::walk(&opf, &budget, |node| {
         match node {
             Node::Open("item", tag) => {
-                let page = attr(tag, "media-type")
-                    .is_some_and(|t| PAGE_TYPES.contains(&t.trim().to_ascii_lowercase().as_str()));
+                // A type may carry parameters: `application/xhtml+xml; charset=utf-8`.
+                let page = attr(tag, "media-type").is_some_and(|t| {
+                    let essence = t.split(';').next().unwrap_or_default();
+                    PAGE_TYPES.contains(&essence.trim().to_ascii_lowercase().as_str())
+                });
                 if let (true, Some(id), Some(href)) = (page, attr(tag, "id"), attr(tag, "href")) {
                     items.insert(id, resolve(dir, &unescape(&href)));
                 }

@@ -138,8 +138,8 @@ fn read_office(bytes: &[u8], budget: &Rc<Budget>) -> Converted {
         return odf::flat(bytes, budget);
     }
     let mut archive = Archive::open(bytes, office::KIND, budget)?;
-    if archive.has("word/document.xml") {
-        office::word(&mut archive)
+    if let Some(main) = office::main_word_part(&mut archive)? {
+        office::word(&mut archive, &main)
     } else if archive.has("xl/workbook.xml") {
         office::excel(&mut archive)
     } else if archive.has("ppt/presentation.xml") {

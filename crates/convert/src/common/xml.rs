@@ -22,14 +22,38 @@ pub enum Node<'a, 'b> {
 /// Walks the XML in `bytes`, calling `visit` for each node until it returns false,
 /// the document ends or it stops making sense (then what was seen stands), or
 /// the conversion's `budget` stops it: each event is a step.
+///
+/// What an `mc:Fallback` holds is left out: Office writes the same content twice in
+/// an `mc:AlternateContent`, as its `mc:Choice` and again as the Fallback for
+/// readers that do not know the Choice's markup (a Word text box is both a
+/// `wps:txbx` and a `v:textbox`), and the walk reads the Choice.
 pub fn walk(bytes: &[u8], budget: &Budget, mut visit: impl FnMut(Node<'_, '_>) -> bool) {
     let mut reader = Reader::from_reader(bytes);
     let config = reader.config_mut();
     // No stack of open names: memory stays flat on deep nesting.
     config.check_end_names = false;
     config.expand_empty_elements = false;
+    // Inside a Fallback: how many elements deep.
+    let mut fallback = 0usize;
     loop {
-        let go_on = match reader.read_event() {
+        let event = reader.read_event();
+        if fallback > 0 {
+            match &event {
+                Ok(Event::Start(_)) => fallback += 1,
+                Ok(Event::End(_)) => fallback -= 1,
+                Ok(Event::Eof) | Err(_) => return,
+                _ => {}
+            }
+            if !budget.step(1) {
+                return;
+            }
+            continue;
+        }
+        let go_on = match event {
+            Ok(Event::Start(tag)) if tag.name().into_inner() == "mc:Fallback" => {
+                fallback = 1;
+                true
+            }
             Ok(Event::Start(tag)) => visit(Node::Open(tag.local_name().into_inner(), &tag)),
             Ok(Event::Empty(tag)) => {
                 let name = tag.local_name();

@@ -12,4 +12,4 @@ mod word;
 pub(crate) use excel::excel;
 pub(crate) use parts::KIND;
 pub(crate) use slides::slides;
-pub(crate) use word::word;
+pub(crate) use word::{main_word_part, word};

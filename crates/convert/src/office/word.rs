@@ -10,7 +10,7 @@ use super::parts::{part, Body, KIND};
 use crate::common::archive::Archive;
 use crate::common::budget::Budget;
 use crate::common::out::{Distinct, Out};
-use crate::common::refusal::Converted;
+use crate::common::refusal::{Converted, Refusal};
 use crate::common::xml::{self, attr, Node};
 
 /// The parts besides the body, in the order they are written, by relationship kind.
@@ -21,18 +21,59 @@ const PARTS: &[(&str, &[&str])] = &[
     ("Comments", &["comments"]),
 ];
 
-pub(crate) fn word(archive: &mut Archive<'_>) -> Converted {
+/// The path of a Word document's main part: the one the package's relationships
+/// (`_rels/.rels`) name as its office document when that is a Word part, else
+/// `word/document.xml` when there is one; None for a package that is no Word
+/// document.
+pub(crate) fn main_word_part(archive: &mut Archive<'_>) -> Result<Option<String>, Refusal> {
     let budget = archive.budget().clone();
-    let document = part(archive, "word/document.xml")?;
-    let rels = archive
-        .read("word/_rels/document.xml.rels")?
-        .map(|r| xml::typed_relationships(&r, "word", &budget))
-        .unwrap_or_default();
+    let named = archive
+        .read("_rels/.rels")?
+        .map(|rels| xml::typed_relationships(&rels, "", &budget))
+        .unwrap_or_default()
+        .into_iter()
+        .find(|(kind, _)| kind == "officeDocument")
+        .map(|(_, path)| path);
+    let content_types = archive.read("[Content_Types].xml")?.unwrap_or_default();
+    let content_types = String::from_utf8_lossy(&content_types);
+    if let Some(path) = named {
+        let word_part = path.starts_with("word/")
+            || (content_types.contains(&format!("\"/{path}\""))
+                && content_types.contains("wordprocessingml.document.main"));
+        if word_part && archive.has(&path) {
+            return Ok(Some(path));
+        }
+    }
+    Ok(archive
+        .has("word/document.xml")
+        .then(|| "word/document.xml".to_string()))
+}
+
+/// The folder of the part at `path` and the path of its relationships.
+fn folder_and_rels(path: &str) -> (&str, String) {
+    match path.rsplit_once('/') {
+        Some((dir, name)) => (dir, format!("{dir}/_rels/{name}.rels")),
+        None => ("", format!("_rels/{path}.rels")),
+    }
+}
+
+pub(crate) fn word(archive: &mut Archive<'_>, main: &str) -> Converted {
+    let budget = archive.budget().clone();
+    let document = part(archive, main)?;
+    let (dir, rels_path) = folder_and_rels(main);
+    let rels_bytes = archive.read(&rels_path)?.unwrap_or_default();
+    let rels = xml::typed_relationships(&rels_bytes, dir, &budget);
+    let targets = xml::relationships(&rels_bytes, dir, &budget);
     let mut out = Out::new(&budget);
     let mut notes = Notes::default();
     let mut body = Body::new("t", "p");
     xml::walk(&document, &budget, |node| {
         match node {
+            // A document of another format embedded in place (an HTML or text chunk).
+            Node::Open("altChunk", tag) => {
+                let path = attr(tag, "id").and_then(|id| targets.get(&id).cloned());
+                return alt_chunk(archive, path.as_deref(), &budget, &mut out);
+            }
             Node::Open("pStyle", tag) => {
                 // LibreOffice and Word name heading styles Heading1..Heading9.
                 if let Some(level) = attr(tag, "val").and_then(|v| heading_level(&v)) {
@@ -71,6 +112,35 @@ pub(crate) fn word(archive: &mut Archive<'_>) -> Converted {
         }
     }
     out.finish_text(KIND)
+}
+
+/// Writes the text of the part at `path` an `altChunk` embeds: an HTML page or
+/// plain text read in place; another format (RTF, a Word document, MHT) named as
+/// not read, so nothing goes missing without a word.
+fn alt_chunk(
+    archive: &mut Archive<'_>,
+    path: Option<&str>,
+    budget: &Rc<Budget>,
+    out: &mut Out,
+) -> bool {
+    let Some(path) = path else { return true };
+    let Ok(Some(bytes)) = archive.read(path) else {
+        return true;
+    };
+    let extension = path
+        .rsplit('.')
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let text = match extension.as_str() {
+        "html" | "htm" | "xhtml" => crate::html::page(&bytes, budget),
+        "txt" => Some(String::from_utf8_lossy(&bytes).into_owned()),
+        other => Some(format!("[an embedded .{other} document, not read]")),
+    };
+    match text {
+        Some(text) => out.newline() && out.push(text.trim_end()) && out.newline(),
+        None => true,
+    }
 }
 
 fn heading_level(style: &str) -> Option<usize> {
