@@ -12,6 +12,7 @@ mod shown;
 mod utf8;
 pub use ceiling::{cap_result, MAX_RESULT_CHARS, TRAILER_ROOM};
 pub use chars::{read_chars, trailer_for_chars, CharSlice};
+pub(crate) use format::truncation_marker;
 pub use format::{looks_binary, number_line, truncate_line};
 pub use hashing::Hashing;
 pub use lines::{read_lines, read_lines_counted, trailer_for_lines, LineSlice};

@@ -3,12 +3,12 @@
 
 use std::io;
 
-use grep_matcher::LineTerminator;
+use grep_matcher::{LineTerminator, Matcher};
 use grep_regex::RegexMatcher;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
 
 use super::input::{Source, MAX_LINE_CHARS};
-use crate::text::truncate_line;
+use crate::text::{truncate_line, truncation_marker};
 
 /// One line kept for display: its number, whether it matched, and its text.
 pub(super) struct Hit {
@@ -26,7 +26,9 @@ pub(super) struct Found {
 }
 
 /// Collects up to `cap` matching lines with their context, and counts every match.
-struct Collect {
+struct Collect<'m> {
+    /// Finds the match in a matching line too long to show whole.
+    matcher: &'m RegexMatcher,
     cap: usize,
     context: u64,
     kept: usize,
@@ -44,7 +46,44 @@ fn display(bytes: &[u8]) -> String {
     truncate_line(&text, MAX_LINE_CHARS).0.into_owned()
 }
 
-impl Sink for Collect {
+/// A matching line's display text: as [`display`], but a line too long to show
+/// whole is shown around its first match, with how much was left out before it.
+fn display_match(bytes: &[u8], matcher: &RegexMatcher) -> String {
+    let shown = display(bytes);
+    if bytes.len() <= MAX_LINE_CHARS {
+        return shown;
+    }
+    let Ok(Some(found)) = matcher.find(bytes) else {
+        return shown;
+    };
+    let line = display_whole(bytes);
+    let total = line.chars().count();
+    let at = String::from_utf8_lossy(&bytes[..found.start()])
+        .chars()
+        .count();
+    // The match a quarter of the way in, unless the line ends before the window does.
+    let start = at
+        .saturating_sub(MAX_LINE_CHARS / 4)
+        .min(total.saturating_sub(MAX_LINE_CHARS));
+    if start == 0 {
+        return shown;
+    }
+    let window: String = line.chars().skip(start).take(MAX_LINE_CHARS).collect();
+    let mut text = format!("[{start} characters before] …{window}");
+    if start + MAX_LINE_CHARS < total {
+        text.push_str(&truncation_marker(total));
+    }
+    text
+}
+
+/// A line's text: ending stripped, lossy, whole.
+fn display_whole(bytes: &[u8]) -> String {
+    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+impl Sink for Collect<'_> {
     type Error = io::Error;
 
     fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> io::Result<bool> {
@@ -57,7 +96,7 @@ impl Sink for Collect {
                 self.hits.push(Hit {
                     line,
                     is_match: true,
-                    text: display(bytes),
+                    text: display_match(bytes, self.matcher),
                 });
             }
         }
@@ -167,6 +206,7 @@ pub(super) fn search_one(
         (full, full_slice)
     };
     let mut sink = Collect {
+        matcher,
         cap,
         context: context as u64,
         kept: 0,

@@ -170,3 +170,49 @@ fn a_file_opened_with_its_size_is_read_to_its_end_as_it_is_now() {
         ]
     );
 }
+
+#[test]
+fn a_long_line_is_shown_around_its_match() {
+    let opts = SearchOptions {
+        pattern: "needle".into(),
+        literal: true,
+        ignore_case: false,
+        context: 0,
+        max_matches: 100,
+    };
+    // A 25 KB paragraph with the match past its first 2,000 characters, a
+    // minified JSON with it near its end, and a short line, each searched.
+    let paragraph = format!("{}needle{}\n", "word ".repeat(3_000), " more".repeat(2_000));
+    let json = format!("{{\"items\":[{}],\"needle\":1}}", "1,".repeat(20_000));
+    let inputs = vec![
+        SearchInput {
+            path: "paragraph.txt".into(),
+            source: Source::Bytes(paragraph.as_bytes().into()),
+        },
+        SearchInput {
+            path: "data.json".into(),
+            source: Source::Bytes(json.as_bytes().into()),
+        },
+        SearchInput {
+            path: "short.txt".into(),
+            source: Source::Bytes(b"a needle here\n"[..].into()),
+        },
+    ];
+    let out = search(inputs, &opts).unwrap();
+    let lines: Vec<&str> = out.text.lines().collect();
+    assert_eq!(lines.len(), 3, "{}", out.text);
+    assert!(
+        lines[0].starts_with("paragraph.txt:1: [14500 characters before] …word word"),
+        "{:.120}",
+        lines[0]
+    );
+    assert!(lines[0].contains("needle more more"));
+    assert!(lines[0].ends_with("… [line truncated: 25006 characters]"));
+    assert!(lines[1].starts_with("data.json:1: [38023 characters before] …"));
+    assert!(
+        lines[1].ends_with("1,1,],\"needle\":1}"),
+        "{}",
+        &lines[1][lines[1].len() - 40..]
+    );
+    assert_eq!(lines[2], "short.txt:1: a needle here");
+}
