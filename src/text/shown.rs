@@ -43,7 +43,7 @@ pub fn lines_shown(
     } else {
         0
     };
-    let reader = BufReader::with_capacity(BUFFER, reader);
+    let reader = BufReader::with_capacity(BUFFER, utf16_as_utf8(reader));
     let slice = read_lines_counted(reader, offset, limit, max_chars, budget)?;
     let trailer = trailer_for_lines(&slice, offset);
     Ok(Shown {
@@ -55,11 +55,19 @@ pub fn lines_shown(
 /// Characters `offset..offset + limit` of `reader`, at most [`MAX_READ_CHARS`] of
 /// them, with their trailer.
 pub fn chars_shown(reader: impl Read, offset: usize, limit: usize) -> io::Result<Shown> {
-    let reader = BufReader::with_capacity(BUFFER, reader);
+    let reader = BufReader::with_capacity(BUFFER, utf16_as_utf8(reader));
     let slice = read_chars(reader, offset, limit.min(MAX_READ_CHARS))?;
     let trailer = trailer_for_chars(&slice);
     Ok(Shown {
         text: slice.text,
         trailer,
     })
+}
+
+/// `reader` as UTF-8 when its bytes start with a UTF-16 byte order mark (as a
+/// search reads them, so a read shows what a search found), else as it is.
+fn utf16_as_utf8<R: Read>(reader: R) -> impl Read {
+    encoding_rs_io::DecodeReaderBytesBuilder::new()
+        .bom_sniffing(true)
+        .build(reader)
 }

@@ -333,3 +333,29 @@ fn a_read_of_many_lines_stops_at_the_result_ceiling() {
     let trailer = trailer_for_lines(&slice, 1).unwrap();
     assert!(trailer.contains(&format!("Read on with offset: {}", slice.last + 1)));
 }
+
+#[test]
+fn a_utf16_file_with_a_byte_order_mark_reads_as_its_text() {
+    let mut le = vec![0xFF, 0xFE];
+    le.extend(
+        "first\nsecond é\n"
+            .encode_utf16()
+            .flat_map(|u| u.to_le_bytes()),
+    );
+    let mut be = vec![0xFE, 0xFF];
+    be.extend(
+        "first\nsecond é\n"
+            .encode_utf16()
+            .flat_map(|u| u.to_be_bytes()),
+    );
+    for bytes in [le, be] {
+        let shown = super::lines_shown(&bytes[..], bytes.len() as u64, 2, 1, 2000).unwrap();
+        assert_eq!(shown.text, "     2\tsecond é\n");
+        let chars = super::chars_shown(&bytes[..], 0, 5).unwrap();
+        assert_eq!(chars.text, "first");
+    }
+    // Without a UTF-16 mark the bytes are read as they are, invalid UTF-8 and all.
+    let utf8 = b"\xEF\xBB\xBFplain\n";
+    let shown = super::lines_shown(&utf8[..], utf8.len() as u64, 1, 1, 2000).unwrap();
+    assert!(shown.text.ends_with("plain\n"), "{:?}", shown.text);
+}

@@ -7,6 +7,12 @@ RSpec.describe RubyLLM::FileStore::Tools::ReadFile do
 
     before { store.write('handbook.txt', handbook) }
 
+    it 'reads a UTF-16 file with a byte order mark as its text, as search_files finds it' do
+      store.write('notes.txt', "\xFF\xFE".b + "first line\nsecond été\n".encode('UTF-16LE').b)
+      expect(tool.call(path: 'notes.txt')).to eq("     1\tfirst line\n     2\tsecond été")
+      expect(RubyLLM::FileStore::Tools::SearchFiles.new(store).call(pattern: 'été')).to eq('notes.txt:2: second été')
+    end
+
     it 'shows a small file whole, numbered, with no trailer' do
       store.write('a.md', "one\ntwo")
       expect(tool.call(path: 'a.md')).to eq("     1\tone\n     2\ttwo")
