@@ -27,7 +27,7 @@ module RubyLLM
           elsif raw?(file, type)
             return [:raw]
           end
-          seen_as_file?(type) ? [:file] : [:none]
+          seen_as_file?(file, type) ? [:file] : [:none]
         end
 
         # Reads at once the kept texts of those of +files+ a converter reads, where the
@@ -58,8 +58,15 @@ module RubyLLM
           Converters::Text.text_file?(type, file.byte_size) { |bytes| @store.head(file.path, bytes) }
         end
 
-        def seen_as_file?(type)
-          SEEN_AS_FILES.any? { |prefix| type.start_with?(prefix) }
+        # A PDF or an image whose first bytes say it is one: a page of HTML named
+        # report.pdf is not sent to the model's provider as a PDF.
+        def seen_as_file?(file, type)
+          return false unless SEEN_AS_FILES.any? { |prefix| type.start_with?(prefix) }
+
+          head = @store.head(file.path, 1024).to_s.b
+          return head.include?('%PDF-') if type == 'application/pdf'
+
+          FileStore.content_type('image', head).start_with?('image/')
         end
       end
     end

@@ -66,6 +66,13 @@ RSpec.describe RubyLLM::FileStore::Tools::ReadFile do
       expect(result.attachment.content.b).to eq(png)
     end
 
+    it 'never hands the model a file whose first bytes are not what its name says' do
+      store.write('report.pdf', '<html><body><p>a page, named as a PDF</p></body></html>')
+      store.write('chart.png', 'this is text, and no image at all, named as one')
+      expect(tool.call(path: 'report.pdf')).to eq('report.pdf (application/pdf, 55 bytes) has no text to read.')
+      expect(tool.call(path: 'chart.png')).to eq('chart.png (image/png, 47 bytes) has no text to read.')
+    end
+
     it 'reads a PDF through the built-in converter with no configuration' do
       store.write('report.pdf', File.binread(File.expand_path('../../../fixtures/report.pdf', __dir__)))
       expect(tool.call(path: 'report.pdf')).to eq("     1\t## Page 1\n     2\tQuarterly report: revenue grew 12 percent.")
