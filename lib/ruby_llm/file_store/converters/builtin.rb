@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require 'digest'
+
 module RubyLLM
   class FileStore
     module Converters
@@ -12,9 +14,21 @@ module RubyLLM
       module Builtin
         module_function
 
+        # Documents that stopped a worker, by converter and SHA-256, so one is not
+        # sent to a worker again: the last STOPPED_KEPT of them in the process.
+        STOPPED_KEPT = 1000
+        STOPPED = {} # rubocop:disable Style/MutableConstant
+        STOPPED_LOCK = Mutex.new
+
         # The text +function+ of the native core reads from +attachment+, or nil.
         def convert(function, attachment)
-          converted = FileStore::Native.public_send(function, attachment.content.to_s.b)
+          bytes = attachment.content.to_s.b
+          key = [function, Digest::SHA256.digest(bytes)]
+          why = STOPPED_LOCK.synchronize { STOPPED[key] }
+          raise Builtin.unreadable(attachment.filename, why) if why
+
+          converted = FileStore::Native.public_send(function, bytes)
+          stopped(key, converted[:refusal]) if converted[:stopped]
           raise Builtin.unreadable(attachment.filename, converted[:refusal]) if converted[:stopped]
 
           converted[:text]
@@ -23,6 +37,13 @@ module RubyLLM
         rescue FileStore::Error
           # The core failed on this file: it stays unread, like one it refused.
           nil
+        end
+
+        def stopped(key, why)
+          STOPPED_LOCK.synchronize do
+            STOPPED[key] = why
+            STOPPED.shift while STOPPED.size > STOPPED_KEPT
+          end
         end
 
         # The error for a document named +name+ that stopped its worker for +why+.

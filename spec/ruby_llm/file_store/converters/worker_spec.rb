@@ -40,6 +40,10 @@ RSpec.describe 'Document conversion in a worker process', :large do
     read = RubyLLM::FileStore::Tools::ReadFile.new(store)
     expect(read.call(path: 'report.pdf')).to eq("Error: #{refusal}")
     expect(read.call(path: 'notes.pdf')).to include('quarterly notes')
+    # The same document is not sent to a worker again.
+    started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+    expect(read.call(path: 'report.pdf')).to eq("Error: #{refusal}")
+    expect(Process.clock_gettime(Process::CLOCK_MONOTONIC) - started).to be < 1
   end
 
   it 'tells search_files on a folder store which file could not be read, and converts it once' do
