@@ -109,8 +109,8 @@ RSpec.describe RubyLLM::FileStore::Native, :native do
     File.write(File.join(folder, 'new.txt'), 'x')
     converted = native::Directory.open(folder).converted('page.html', %w[html])
 
-    expect(native.convert_html('<p>Hello</p>')).to eq(text: "Hello\n", refusal: nil)
-    expect(native.convert_pdf('plain')).to eq(text: nil, refusal: 'not a readable PDF: no %PDF header')
+    expect(native.convert_html('<p>Hello</p>')).to eq(text: "Hello\n", refusal: nil, stopped: false)
+    expect(native.convert_pdf('plain')).to eq(text: nil, refusal: 'not a readable PDF: no %PDF header', stopped: false)
     expect(converted.slice(:text, :why, :size)).to eq(text: "Hello\n", why: nil, size: 12)
     expect(converted[:digest]).to eq(Digest::SHA256.hexdigest('<p>Hello</p>'))
     expect(native.spill('t', 'a' * 30_000).keys).to eq(%i[saved path preview])

@@ -73,8 +73,9 @@ RSpec.describe 'Document converters on hostile input', :large do
     sampler = Thread.new { loop { (peak = [peak, rss].max) && sleep(0.02) } }
     text, time = text_and_seconds(pdf, :pdf)
     sampler.kill
-    # The 2-second ceiling, after lopdf's parse of the file.
-    expect(time).to be < 3
+    # The ceiling is 2 seconds of the worker's CPU, after lopdf's parse of the file; on a
+    # busy machine the wall-clock time is longer (it ran for minutes before the ceiling).
+    expect(time).to be < 8
     expect(text).to start_with("## Page 1\nx").and end_with("[cut: the document takes more than 2 seconds of CPU to read]\n")
     # Decoded whole, the stream took 2.1 GB; a piece at a time, the file and its text.
     expect(peak - before).to be < (600 << 20)

@@ -74,7 +74,9 @@ RSpec.describe 'Document converters on new shapes of hostile input', :large do
     html = "<p>before</p><p#{Array.new(200_000) { |i| " a#{i}=\"\"" }.join}>attrs</p>"
     status, time, text = convert_in_child(:convert_html, html)
     expect(status.exitstatus).to eq(0)
-    expect(time).to be < 3
+    # 2 seconds of the worker's CPU; longer on the wall clock of a busy machine (it took
+    # over 60 s before the ceiling).
+    expect(time).to be < 8
     expect(text).to start_with("before\n").and match(/(attrs|\[cut: [^\]]+\])\n\z/)
   end
 
