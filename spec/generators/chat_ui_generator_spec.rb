@@ -56,6 +56,12 @@ RSpec.describe 'ruby_llm_file_store:chat_ui' do
       view.render(partial: 'chats/files', locals: { chat: }.merge(locals))
     end
 
+    # The file name as the link shows it: Active Storage's own sanitising (Rails 8.1 writes
+    # <b>.md as -b-.md), escaped.
+    def linked_name(name)
+      ERB::Util.html_escape(ActiveStorage::Filename.new(name).sanitized)
+    end
+
     def links(html)
       html.scan(/<a [^>]*href="([^"]+)"[^>]*>([^<]+)</).map { |href, text| [text, href] }
     end
@@ -70,7 +76,8 @@ RSpec.describe 'ruby_llm_file_store:chat_ui' do
       html = render
       expect(links(html)).to eq([
                                   ['brief.md', "/blobs/#{blobs['brief.md']}/brief.md?disposition=attachment"],
-                                  ['notes/&lt;b&gt;.md', "/blobs/#{blobs['notes/<b>.md']}/&lt;b&gt;.md?disposition=attachment"]
+                                  ['notes/&lt;b&gt;.md', "/blobs/#{blobs['notes/<b>.md']}/#{linked_name('<b>.md')}" \
+                                                         '?disposition=attachment']
                                 ])
       expect(html).not_to include('secret')
       expect(html).to include('7 Bytes')

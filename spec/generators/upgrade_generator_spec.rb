@@ -46,7 +46,7 @@ RSpec.describe 'ruby_llm_file_store:upgrade' do
     expect(migrations.size).to eq(1)
 
     output = in_app(<<~RUBY)
-      ActiveRecord::MigrationContext.new(#{File.dirname(migrations.first).inspect}, ActiveRecord::SchemaMigration).migrate
+      (ActiveRecord.version >= Gem::Version.new("7.1") ? ActiveRecord::MigrationContext.new(#{File.dirname(migrations.first).inspect}) : ActiveRecord::MigrationContext.new(#{File.dirname(migrations.first).inspect}, ActiveRecord::SchemaMigration)).migrate
       connection = ActiveRecord::Base.connection
       puts connection.tables.sort.join(",")
       puts connection.select_value("SELECT COUNT(*) FROM chats")
@@ -76,7 +76,7 @@ RSpec.describe 'ruby_llm_file_store:upgrade' do
     expect(updates.size).to eq(1)
 
     output = in_app(<<~RUBY)
-      ActiveRecord::MigrationContext.new(#{File.dirname(migration).inspect}, ActiveRecord::SchemaMigration).migrate
+      (ActiveRecord.version >= Gem::Version.new("7.1") ? ActiveRecord::MigrationContext.new(#{File.dirname(migration).inspect}) : ActiveRecord::MigrationContext.new(#{File.dirname(migration).inspect}, ActiveRecord::SchemaMigration)).migrate
       puts ActiveRecord::Base.connection.select_value("SELECT COUNT(*) FROM schema_migrations")
     RUBY
     expect(output).to eq(['2'])

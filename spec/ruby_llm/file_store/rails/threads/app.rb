@@ -36,6 +36,9 @@ File.write(File.join(ROOT, 'config', 'database.yml'), <<~YAML)
     database: #{File.join(ROOT, 'app.sqlite3')}
     pool: #{WRITERS + LOCKERS + 4}
     timeout: 5000
+    # Rails 7.1 and later set the journal mode on every new connection (WAL unless told).
+    pragmas:
+      journal_mode: #{JOURNAL}
 YAML
 File.write(File.join(ROOT, 'config', 'storage.yml'), "local:\n  service: Disk\n  root: #{File.join(ROOT, 'storage')}\n")
 # The application's models, autoloaded (and reloaded in development) like any app's.
