@@ -60,6 +60,16 @@ RSpec.describe 'Document conversion in a worker process', :large do
     expect(RubyLLM::FileStore::Tools::ReadFile.new(store).call(path: 'report.pdf')).to eq("Error: #{refusal}")
   end
 
+  it 'refuses in read_file and search_files an object stream that names one 16 MB object 4,000 times' do
+    store = RubyLLM.file_store.memory
+    store.write('stream.pdf', HostilePDFs.object_stream_fan(4_000, 16))
+    store.write('notes.txt', "stream notes\n")
+    expect(RubyLLM::FileStore::Tools::ReadFile.new(store).call(path: 'stream.pdf'))
+      .to eq('Error: stream.pdf could not be read: the document needs more than 1 GB of memory to convert')
+    expect(RubyLLM::FileStore::Tools::SearchFiles.new(store).call(pattern: 'stream'))
+      .to include('notes.txt:1: stream notes', 'stream.pdf could not be read: the document needs more than 1 GB')
+  end
+
   it 'leaves no worker and no thread a second after a Timeout gives up on a conversion' do
     page = HostileDocuments.pdf(HostileDocuments.shows(60 << 20))
     RubyLLM::FileStore::Native.convert_html('<p>warm</p>')
