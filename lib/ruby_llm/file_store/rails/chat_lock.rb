@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
-require 'monitor'
 require_relative 'atomically'
+require_relative 'gates'
 require_relative 'interrupts'
 require_relative 'sqlite_wait'
 
@@ -12,14 +12,6 @@ module RubyLLM
       # this process first so its threads queue on a Ruby lock rather than in the
       # database.
       module ChatLock # :nodoc:
-        # Threads wait on one of these per chat; a fixed number of stripes keeps memory
-        # flat however many chats a process touches. Two chats sharing a stripe only
-        # queue behind each other within this process.
-        STRIPES = Array.new(64) { Monitor.new }.freeze
-        # On SQLite, one per database (connection pool): SQLite has one writer at a time.
-        DATABASES = {}.compare_by_identity
-        GUARD = Mutex.new
-
         module_function
 
         # Runs the block in a transaction that holds a lock on +chat+'s row. Reentrant:
@@ -27,8 +19,8 @@ module RubyLLM
         # chat's row is gone.
         def hold(chat)
           klass = chat.class
-          synchronize(monitor_for(klass, chat.id)) do
-            klass.connection_pool.with_connection do |connection|
+          synchronize(*gate_for(klass, chat.id)) do
+            Interrupts.with_connection(klass.connection_pool) do |connection|
               SQLiteWait.adopt(connection, klass)
               owning(connection) do
                 Atomically.run(connection) do
@@ -46,7 +38,7 @@ module RubyLLM
         def writing(klass, &block)
           return yield unless SQLiteWait.sqlite?(klass)
 
-          synchronize(database_monitor(klass), &block)
+          synchronize(*database_gate(klass), &block)
         end
 
         # Runs the block; when it begins the transaction (none is open on +connection+),
@@ -60,32 +52,29 @@ module RubyLLM
           Interrupts.dropping_if_cut(connection, &block)
         end
 
-        # The in-process lock: on SQLite the database's, elsewhere the chat's stripe.
-        def monitor_for(klass, id)
-          return database_monitor(klass) if SQLiteWait.sqlite?(klass)
+        # The in-process lock, as Gates names it: on SQLite the database's, elsewhere
+        # the chat's own.
+        def gate_for(klass, id)
+          return database_gate(klass) if SQLiteWait.sqlite?(klass)
 
-          STRIPES[[klass.base_class.name, id].hash % STRIPES.size]
+          name = klass.base_class.name
+          [[name, id], "#{name} #{id}"]
         end
 
-        def database_monitor(klass)
-          pool = klass.connection_pool
-          GUARD.synchronize { DATABASES[pool] ||= Monitor.new }
+        def database_gate(klass)
+          [klass.connection_pool, 'the SQLite database']
         end
 
-        # Waiting happens with Rails' code loading permitted: a thread holding the lock
-        # may need to autoload (in development), and a waiting request thread would
-        # otherwise keep it from doing so forever.
-        #
-        # The wait can be interrupted (Timeout.timeout, Thread#kill) as the caller can
-        # be; between taking the lock and the block that gives it back nothing can be,
-        # so no interrupt leaves it held.
-        def synchronize(monitor, &block)
+        # The wait can be interrupted (Timeout.timeout, Thread#raise, Thread#kill) as
+        # the caller can be; taking the lock and giving it back cannot, so no
+        # interrupt leaves it held.
+        def synchronize(key, name, &block)
           Interrupts.deferred do |as_before|
-            as_before.call { LoadInterlock.enter(monitor) }
+            Gates.enter(key, name, as_before)
             begin
               as_before.call(&block)
             ensure
-              monitor.exit
+              Gates.exit(key)
             end
           end
         end
@@ -101,6 +90,11 @@ module RubyLLM
                     rows.lock.pluck(klass.primary_key).any?
                   end
           raise Error, "#{klass.name} #{id} no longer exists, so its files cannot change" unless found
+        rescue ::ActiveRecord::Deadlocked, ::ActiveRecord::LockWaitTimeout
+          # Another process holds this chat and waits for one this task holds: the
+          # database broke the cycle here.
+          raise LockError, "#{klass.name} #{id}'s files are being changed by another task that is waiting for " \
+                           'files this task is changing; this change was not made. Try it again.'
         end
 
         # On SQLite, takes the database's write lock as the transaction's first statement,
