@@ -51,6 +51,11 @@ module RubyLLM
           HELD[Thread.current] = HELD.fetch(Thread.current, 0) + 1
         end
 
+        # The keys of the locks this thread holds.
+        def held
+          GUARD.synchronize { GATES.select { |_, gate| gate.owner.equal?(Thread.current) }.keys }
+        end
+
         # Gives back one hold of the lock named +key+, waking the threads that wait.
         def exit(key)
           GUARD.synchronize do
