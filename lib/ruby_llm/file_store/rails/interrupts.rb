@@ -19,10 +19,36 @@ module RubyLLM
         # for the block), checked out and back in with interrupts deferred: one checked
         # out and never checked in stays with its thread, and a Puma thread lives on.
         # The wait for a free connection is bounded by the pool's checkout_timeout.
+        #
+        # Rails itself lets interrupts in again while a connection changes hands (the
+        # connection's lock takes them at once), so one can stop a checkout or a checkin
+        # halfway and leave a connection lent to this thread that it no longer holds.
+        # Left by an interrupt, this drops any such connection from the pool.
         def with_connection(pool)
           deferred do |as_before|
-            pool.with_connection { |connection| as_before.call { yield connection } }
+            clean = false
+            begin
+              result = pool.with_connection { |connection| as_before.call { yield connection } }
+              clean = true
+              result
+            ensure
+              drop_strays(pool) unless clean
+            end
           end
+        end
+
+        # Drops the connections +pool+ lends to this thread besides the one it holds.
+        def drop_strays(pool)
+          held = pool.active_connection?
+          pool.connections.each do |connection|
+            owner = connection.owner
+            next unless owner.equal?(Thread.current) || owner.equal?(Fiber.current)
+            next if connection.equal?(held)
+
+            connection.throw_away!
+          end
+        rescue StandardError
+          nil # the pool takes back a dead thread's connections itself; this is only sooner
         end
 
         # Runs the block with +connection+; left by an interrupt (Timeout.timeout, a
