@@ -87,6 +87,16 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore locks interrupted', :rails do
   # Runs the storm in a child; returns its report, with the child still running.
   def storm_in_child(report, go_ahead)
     fork do
+      # Asked by the parent when the storm does not end: where each thread is.
+      trap('TTIN') do
+        Thread.list.each { |thread| warn "#{thread.inspect}\n#{thread.backtrace&.first(40)&.join("\n")}" }
+        pool = RubyLLM::ActiveRecord::ChatFile.connection_pool
+        Thread.new do
+          warn "POOL size #{pool.size} #{pool.connections.map { |c| [c.in_use?, c.owner.inspect, c.owner&.status] }.inspect}"
+        rescue Exception => e # rubocop:disable Lint/RescueException
+          warn "POOL #{e.class}: #{e.message}"
+        end
+      end
       stores = chats.map { |chat| store_of(chat) }
       longest = call_time(stores) * 1.5
       sent = InterruptStorm.run(count: storm, workers: 6, longest:, seed: RSpec.configuration.seed) do |rng|
@@ -111,7 +121,11 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore locks interrupted', :rails do
     pid = storm_in_child(report, go)
     report.close
     go.close
-    expect(report_reader.wait_readable(240)).to be_truthy, 'the storm process froze'
+    unless report_reader.wait_readable(240)
+      Process.kill(:TTIN, pid)
+      sleep 2
+      raise 'the storm process froze'
+    end
     Process.kill(:TERM, rival_pid)
     Process.wait(rival_pid)
     rival_pid = nil
