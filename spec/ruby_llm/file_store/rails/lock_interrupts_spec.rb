@@ -84,19 +84,18 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore locks interrupted', :rails do
     end
   end
 
+  # Asked by the parent when the storm does not end: where each thread is, and whom
+  # the pool lends its connections (from a thread: the pool's lock is not for a trap).
+  def where_threads_are
+    Thread.list.each { |thread| warn "#{thread.inspect}\n#{thread.backtrace&.first(40)&.join("\n")}" }
+    pool = RubyLLM::ActiveRecord::ChatFile.connection_pool
+    Thread.new { warn "pool of #{pool.size}, lent to: #{pool.connections.map { |c| c.owner.inspect }.inspect}" }
+  end
+
   # Runs the storm in a child; returns its report, with the child still running.
   def storm_in_child(report, go_ahead)
     fork do
-      # Asked by the parent when the storm does not end: where each thread is.
-      trap('TTIN') do
-        Thread.list.each { |thread| warn "#{thread.inspect}\n#{thread.backtrace&.first(40)&.join("\n")}" }
-        pool = RubyLLM::ActiveRecord::ChatFile.connection_pool
-        Thread.new do
-          warn "POOL size #{pool.size} #{pool.connections.map { |c| [c.in_use?, c.owner.inspect, c.owner&.status] }.inspect}"
-        rescue Exception => e # rubocop:disable Lint/RescueException
-          warn "POOL #{e.class}: #{e.message}"
-        end
-      end
+      trap('TTIN') { where_threads_are }
       stores = chats.map { |chat| store_of(chat) }
       longest = call_time(stores) * 1.5
       sent = InterruptStorm.run(count: storm, workers: 6, longest:, seed: RSpec.configuration.seed) do |rng|
