@@ -38,9 +38,23 @@ pub struct Root {
 }
 
 /// Holds the cross-process lock of a store until dropped.
+///
+/// Dropped in the process that took it, it unlocks before it closes: a child forked
+/// meanwhile shares the open file, and closing alone would leave the lock held for
+/// as long as the child lives. Dropped in such a child, it only closes, so the
+/// child cannot unlock what its parent still holds.
 #[derive(Debug)]
 pub struct LockGuard {
-    _fd: OwnedFd,
+    fd: OwnedFd,
+    pid: u32,
+}
+
+impl Drop for LockGuard {
+    fn drop(&mut self) {
+        if std::process::id() == self.pid {
+            let _ = rustix::fs::flock(&self.fd, FlockOperation::Unlock);
+        }
+    }
 }
 
 impl Root {
@@ -299,6 +313,22 @@ impl Root {
     /// deleted, replaced or linked there can break it. The wait polls, checking
     /// for cancellation between tries, so an interrupted caller stops waiting.
     pub fn lock(&self) -> Result<LockGuard> {
+        let mut pause = std::time::Duration::from_millis(1);
+        loop {
+            if let Some(guard) = self.try_lock()? {
+                return Ok(guard);
+            }
+            crate::cancel::check()?;
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(std::time::Duration::from_millis(20));
+        }
+    }
+
+    /// Takes the store's lock if no one holds it, without waiting: `None` when
+    /// another open file (another process, or another store on the folder) holds it.
+    /// A caller that must not be interrupted between taking a lock and keeping it
+    /// (Ruby's `Thread.handle_interrupt`) waits between tries on its own side.
+    pub fn try_lock(&self) -> Result<Option<LockGuard>> {
         let fd = rustix::fs::openat(
             &self.fd,
             ".",
@@ -306,16 +336,16 @@ impl Root {
             Mode::empty(),
         )
         .map_err(|e| Error::io(".", e))?;
-        let mut pause = std::time::Duration::from_millis(1);
         loop {
             match rustix::fs::flock(&fd, FlockOperation::NonBlockingLockExclusive) {
-                Ok(()) => return Ok(LockGuard { _fd: fd }),
-                Err(Errno::WOULDBLOCK | Errno::INTR) => {}
+                Ok(()) => {
+                    let pid = std::process::id();
+                    return Ok(Some(LockGuard { fd, pid }));
+                }
+                Err(Errno::INTR) => continue,
+                Err(Errno::WOULDBLOCK) => return Ok(None),
                 Err(e) => return Err(Error::io(".", e)),
             }
-            crate::cancel::check()?;
-            std::thread::sleep(pause);
-            pause = (pause * 2).min(std::time::Duration::from_millis(20));
         }
     }
 }

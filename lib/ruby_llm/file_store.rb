@@ -13,6 +13,7 @@ end
 
 require_relative 'file_store/version'
 require_relative 'file_store/errors'
+require_relative 'file_store/interrupts'
 require_relative 'stored_file'
 require_relative 'file_store/extension'
 require_relative 'file_store/text_cache'

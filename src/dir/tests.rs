@@ -226,6 +226,30 @@ fn the_lock_is_the_folder_itself_and_leaves_no_file() {
 }
 
 #[test]
+fn try_lock_takes_a_free_lock_and_refuses_a_held_one_at_once() {
+    let (tmp, root) = store();
+    let other = Root::open(&tmp.path().join("store")).unwrap();
+    let held = root.try_lock().unwrap().expect("a free lock is taken");
+    let asked = std::time::Instant::now();
+    assert!(other.try_lock().unwrap().is_none());
+    assert!(asked.elapsed() < Duration::from_millis(100));
+    drop(held);
+    assert!(other.try_lock().unwrap().is_some());
+}
+
+#[test]
+fn a_released_lock_is_free_while_a_copy_of_its_descriptor_lives() {
+    // What a child forked inside the lock holds: the same open file.
+    let (tmp, root) = store();
+    let held = root.lock().unwrap();
+    let childs_copy = rustix::io::dup(&held.fd).unwrap();
+    drop(held);
+    let other = Root::open(&tmp.path().join("store")).unwrap();
+    assert!(other.try_lock().unwrap().is_some());
+    drop(childs_copy);
+}
+
+#[test]
 fn a_lock_wait_stops_when_cancelled() {
     let (tmp, root) = store();
     let _held = root.lock().unwrap();

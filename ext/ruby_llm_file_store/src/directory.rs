@@ -235,8 +235,13 @@ impl Directory {
         nogvl(ruby, || rb_self.root.sweep_leftovers(grace))
     }
 
-    fn lock(ruby: &Ruby, rb_self: &Self) -> Result<Lock, Error> {
-        Ok(Lock::new(off_gvl(ruby, || rb_self.root.lock())?))
+    /// The store's lock if it is free, else nil, without waiting: Ruby takes it
+    /// with interrupts deferred and waits between tries with them allowed, so no
+    /// interrupt lands between the lock being taken and Ruby holding it. Holds the
+    /// GVL: it only opens the folder and asks `flock` without blocking.
+    fn try_lock(ruby: &Ruby, rb_self: &Self) -> Result<Option<Lock>, Error> {
+        let guard = rb_self.root.try_lock().map_err(|e| errors::map(ruby, e))?;
+        Ok(guard.map(Lock::new))
     }
 }
 
@@ -258,7 +263,7 @@ pub fn define(ruby: &Ruby, native: RModule) -> Result<RClass, Error> {
     class.define_method("write", method!(Directory::write, 3))?;
     class.define_method("writer", method!(Directory::writer, 2))?;
     class.define_method("delete", method!(Directory::delete, 1))?;
-    class.define_method("lock", method!(Directory::lock, 0))?;
+    class.define_method("try_lock", method!(Directory::try_lock, 0))?;
     class.define_method("sweep_leftovers", method!(Directory::sweep_leftovers, 1))?;
     class.define_method("head", method!(Directory::head, 2))?;
     class.define_method("read_lines", method!(Directory::read_lines, 4))?;

@@ -46,12 +46,13 @@ pub fn map(ruby: &Ruby, error: CoreError) -> magnus::Error {
         // Reached only when an interrupt stopped the work without raising in Ruby.
         CoreError::Cancelled => ruby.get_inner(&STORE_ERROR),
     };
-    magnus::Error::new(class, message)
+    made(ruby, class, message)
 }
 
 /// A `RubyLLM::FileStore::Error` for a failure inside the extension itself.
 pub fn internal(ruby: &Ruby, message: String) -> magnus::Error {
-    magnus::Error::new(
+    made(
+        ruby,
         ruby.get_inner(&STORE_ERROR),
         format!("internal error: {message}"),
     )
@@ -59,5 +60,17 @@ pub fn internal(ruby: &Ruby, message: String) -> magnus::Error {
 
 /// A `RubyLLM::FileStore::EditError`: an edit that does not apply, said for the model.
 pub fn edit_refused(ruby: &Ruby, message: String) -> magnus::Error {
-    magnus::Error::new(ruby.get_inner(&EDIT_ERROR), message)
+    made(ruby, ruby.get_inner(&EDIT_ERROR), message)
+}
+
+/// The exception of `class` with `message`, made now rather than by magnus as it
+/// raises it. Making it runs the class's `initialize`, Ruby code for the gem's own
+/// classes, where a pending interrupt lands: magnus, making it late, cannot raise a
+/// `Thread#kill` that lands there and panics (`*very* unexpected error: Fatal`),
+/// which ends the process. Made here, the interrupt is what is returned, and raised.
+fn made(ruby: &Ruby, class: ExceptionClass, message: String) -> magnus::Error {
+    match class.new_instance((ruby.str_new(&message),)) {
+        Ok(exception) => magnus::Error::from(exception),
+        Err(interrupted) => interrupted,
+    }
 }

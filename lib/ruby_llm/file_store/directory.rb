@@ -23,7 +23,6 @@ module RubyLLM
         self.max_file_size = max_file_size
         @local_root = File.expand_path(path.to_s)
         @native = Native::Directory.open(@local_root)
-        @lock_depth = 0
       end
 
       def list(prefix = nil) # :nodoc:
@@ -63,18 +62,15 @@ module RubyLLM
 
       # Locks within this process and, through +flock+ on the folder itself, across
       # every process that shares the folder. No file in the folder takes part, so
-      # nothing deleted or replaced there breaks it. Timeout.timeout and Thread#kill
-      # stop a wait for it.
-      def with_lock
+      # nothing deleted or replaced there breaks it. Timeout.timeout, Thread#raise and
+      # Thread#kill stop a wait for it, and at any point leave it free: it is taken and
+      # given back with interrupts deferred (see Interrupts.holding). A child forked
+      # inside the block does not keep it once this process gives it back.
+      def with_lock(&block)
         super do
-          lock = @native.lock if @lock_depth.zero?
-          @lock_depth += 1
-          begin
-            yield
-          ensure
-            @lock_depth -= 1
-            lock&.release
-          end
+          next block.call if @lock_pid == Process.pid
+
+          Interrupts.holding(method(:take_lock), method(:give_back_lock)) { block.call }
         end
       end
 
@@ -110,6 +106,20 @@ module RubyLLM
       rescue ArgumentError, TypeError
         FileStore.path(path)
         raise
+      end
+
+      # The folder's lock if it is free (nil otherwise), noted as held by this
+      # process (a child forked inside the block takes its own); only ever called with
+      # interrupts deferred.
+      def take_lock
+        lock = @native.try_lock
+        @lock_pid = Process.pid if lock
+        lock
+      end
+
+      def give_back_lock(lock)
+        @lock_pid = nil
+        lock.release
       end
 
       # Writes what each read returns: an IO-like object may hand back its chunk

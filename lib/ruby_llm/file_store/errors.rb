@@ -37,6 +37,11 @@ module RubyLLM # :nodoc:
     # or the interpreter cannot start. The message says which.
     class SandboxError < Error; end
 
+    # Raised when a chat's files cannot be locked: waiting would never end (two tasks
+    # each holding files the other waits for), or took too long while other files
+    # were held. Nothing was changed; the message says so, for the model.
+    class LockError < Error; end
+
     # Raised when the disk refuses or fails an operation; the message names the path.
     class DiskError < Error; end
 

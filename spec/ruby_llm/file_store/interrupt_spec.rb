@@ -107,4 +107,29 @@ RSpec.describe 'Interrupting native calls', :large, :native do
     html = "<html><body>#{'<p>hello <b>world</b> and more</p>' * 2_500_000}</body></html>"
     expect(timed_out_after(0.5) { RubyLLM::FileStore::Native.convert_html(html) }).to be < 1.0
   end
+
+  # A kill that lands while the binding makes the exception of a refusal (the gem's
+  # error classes have an initialize in Ruby) is raised as the kill, and the process
+  # lives on: made late by magnus, it was a panic that aborted the process.
+  it 'lives on when threads are killed while native refusals are being made' do
+    lib = File.expand_path('../../../lib', __dir__)
+    code = <<~RUBY
+      require 'ruby_llm/file_store'
+      rng = Random.new(#{RSpec.configuration.seed})
+      2_000.times do
+        refusing = Thread.new do
+          loop do
+            RubyLLM::FileStore::Native.edit('abc', 'x', 'y', false, 100)
+          rescue RubyLLM::FileStore::EditError
+            nil
+          end
+        end
+        sleep(rng.rand(0.0..0.0005))
+        refusing.kill.join
+      end
+      puts :lived
+    RUBY
+    output = IO.popen([RbConfig.ruby, '-I', lib, '-e', code, { err: %i[child out] }], &:read)
+    expect([output.lines.last, Process.last_status.exitstatus]).to eq(["lived\n", 0])
+  end
 end

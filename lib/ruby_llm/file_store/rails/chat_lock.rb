@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
-require 'monitor'
 require_relative 'atomically'
+require_relative 'gates'
 require_relative 'interrupts'
 require_relative 'sqlite_wait'
 
@@ -12,13 +12,8 @@ module RubyLLM
       # this process first so its threads queue on a Ruby lock rather than in the
       # database.
       module ChatLock # :nodoc:
-        # Threads wait on one of these per chat; a fixed number of stripes keeps memory
-        # flat however many chats a process touches. Two chats sharing a stripe only
-        # queue behind each other within this process.
-        STRIPES = Array.new(64) { Monitor.new }.freeze
-        # On SQLite, one per database (connection pool): SQLite has one writer at a time.
-        DATABASES = {}.compare_by_identity
-        GUARD = Mutex.new
+        # How long a task that holds a chat tries for one that comes before it.
+        OUT_OF_ORDER_WAIT = 1
 
         module_function
 
@@ -27,12 +22,13 @@ module RubyLLM
         # chat's row is gone.
         def hold(chat)
           klass = chat.class
-          synchronize(monitor_for(klass, chat.id)) do
-            klass.connection_pool.with_connection do |connection|
+          synchronize(*gate_for(klass, chat.id)) do
+            Interrupts.with_connection(klass.connection_pool) do |connection|
               SQLiteWait.adopt(connection, klass)
+              joined = connection.transaction_open?
               owning(connection) do
                 Atomically.run(connection) do
-                  lock_row(klass, chat.id)
+                  lock_row(klass, chat.id, joined:)
                   yield
                 end
               end
@@ -46,7 +42,7 @@ module RubyLLM
         def writing(klass, &block)
           return yield unless SQLiteWait.sqlite?(klass)
 
-          synchronize(database_monitor(klass), &block)
+          synchronize(*database_gate(klass), &block)
         end
 
         # Runs the block; when it begins the transaction (none is open on +connection+),
@@ -60,47 +56,86 @@ module RubyLLM
           Interrupts.dropping_if_cut(connection, &block)
         end
 
-        # The in-process lock: on SQLite the database's, elsewhere the chat's stripe.
-        def monitor_for(klass, id)
-          return database_monitor(klass) if SQLiteWait.sqlite?(klass)
+        # The in-process lock, as Gates names it: on SQLite the database's, elsewhere
+        # the chat's own.
+        def gate_for(klass, id)
+          return database_gate(klass) if SQLiteWait.sqlite?(klass)
 
-          STRIPES[[klass.base_class.name, id].hash % STRIPES.size]
+          name = klass.base_class.name
+          [[name, id], "#{name} #{id}"]
         end
 
-        def database_monitor(klass)
-          pool = klass.connection_pool
-          GUARD.synchronize { DATABASES[pool] ||= Monitor.new }
+        def database_gate(klass)
+          [klass.connection_pool, 'the SQLite database']
         end
 
-        # Waiting happens with Rails' code loading permitted: a thread holding the lock
-        # may need to autoload (in development), and a waiting request thread would
-        # otherwise keep it from doing so forever.
-        #
-        # The wait can be interrupted (Timeout.timeout, Thread#kill) as the caller can
-        # be; between taking the lock and the block that gives it back nothing can be,
-        # so no interrupt leaves it held.
-        def synchronize(monitor, &block)
+        # The wait can be interrupted (Timeout.timeout, Thread#raise, Thread#kill) as
+        # the caller can be; taking the lock and giving it back cannot, so no
+        # interrupt leaves it held.
+        def synchronize(key, name, &block)
           Interrupts.deferred do |as_before|
-            as_before.call { LoadInterlock.enter(monitor) }
+            Gates.enter(key, name, as_before)
             begin
               as_before.call(&block)
             ensure
-              monitor.exit
+              Gates.exit(key)
             end
           end
         end
 
         # PostgreSQL and MySQL lock the row (SELECT ... FOR UPDATE), so writers of one
         # chat queue and writers of others do not. SQLite has no row locks: there a no-op
-        # UPDATE of the row takes the database's write lock (see write_lock).
-        def lock_row(klass, id)
+        # UPDATE of the row takes the database's write lock (see write_lock). Inside a
+        # transaction already open (+joined+: another chat's lock, or the application's)
+        # the row is asked for without waiting in the database (see lock_without_waiting).
+        def lock_row(klass, id, joined: false)
           rows = klass.unscoped.where(klass.primary_key => id)
           found = if SQLiteWait.sqlite?(klass)
                     rows.update_all(klass.primary_key => id).positive?
+                  elsif joined
+                    lock_without_waiting(klass, rows, id)
                   else
                     rows.lock.pluck(klass.primary_key).any?
                   end
           raise Error, "#{klass.name} #{id} no longer exists, so its files cannot change" unless found
+        rescue ::ActiveRecord::Deadlocked
+          raise LockError, "#{klass.name} #{id}'s files are being changed by another task that is waiting for " \
+                           'files this task is changing; this change was not made. Try it again.'
+        end
+
+        # A transaction that holds rows and waits in the database for another can close
+        # a circle with another process's that the database breaks by failing one of
+        # them whole (MariaDB rolls the whole transaction back). So here the row is asked
+        # for with NOWAIT, in a savepoint so a refusal leaves the transaction as it was,
+        # and again after a pause; then LockError. A task that asks for chats in their
+        # order (by class name and id) tries for up to Gates::NESTED_WAIT seconds; one that
+        # asks for a chat before one it holds, for OUT_OF_ORDER_WAIT: a circle has one
+        # of those at least, so it ends soon and the others go on.
+        def lock_without_waiting(klass, rows, id)
+          wait = out_of_order?(klass, id) ? OUT_OF_ORDER_WAIT : Gates::NESTED_WAIT
+          deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + wait
+          pause = 0.002
+          begin
+            klass.transaction(requires_new: true) { rows.lock('FOR UPDATE NOWAIT').pluck(klass.primary_key).any? }
+          rescue ::ActiveRecord::LockWaitTimeout
+            raise LockError, busy_too_long(klass, id) if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
+
+            LoadInterlock.permit { sleep(pause) }
+            pause = [pause * 2, 0.05].min
+            retry
+          end
+        end
+
+        # Whether this thread holds a chat that comes after +klass+ +id+ in the order of
+        # class names and ids (as strings, the same in every process).
+        def out_of_order?(klass, id)
+          asked = [klass.base_class.name, id.to_s]
+          Gates.held.any? { |key| key.is_a?(Array) && ([key[0], key[1].to_s] <=> asked) == 1 }
+        end
+
+        def busy_too_long(klass, id)
+          "#{klass.name} #{id}'s files were being changed by another task while this task held other files; " \
+            'this change was not made. Try it again.'
         end
 
         # On SQLite, takes the database's write lock as the transaction's first statement,

@@ -153,7 +153,7 @@ module RubyLLM
       # interrupt left (see RailsStore::Interrupts.dropping_if_cut) may be cut off
       # mid-query, so it is dropped rather than handed to the next thread.
       def db(&block)
-        ChatFile.connection_pool.with_connection do |connection|
+        RailsStore::Interrupts.with_connection(ChatFile.connection_pool) do |connection|
           RailsStore::SQLiteWait.adopt(connection, ChatFile)
           RailsStore::Interrupts.dropping_if_cut(connection, &block)
         end

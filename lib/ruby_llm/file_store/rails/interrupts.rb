@@ -3,28 +3,52 @@
 module RubyLLM
   class FileStore # :nodoc:
     module RailsStore
-      # Sections that Timeout.timeout and Thread#kill wait for: taking and giving back
-      # a lock, beginning and ending a transaction, cleaning up after a write. Inside
-      # one, the caller's own work runs with interrupts as the caller had them: taken
-      # at once at the outermost, still deferred when the section is itself inside
-      # another (a purge run by a commit's callbacks), so no inner section lets an
-      # interrupt into an outer one.
+      # Sections that Timeout.timeout, Thread#raise and Thread#kill wait for (taking
+      # and giving back a lock, beginning and ending a transaction, cleaning up after a
+      # write), as FileStore::Interrupts runs them, and what an interrupt leaves of a
+      # database connection.
       module Interrupts # :nodoc:
-        KEY = :ruby_llm_file_store_deferring
-        private_constant :KEY
-
         module_function
 
-        # Runs the block with interrupts deferred and returns its value. The block is
-        # given a proc that runs a block of its own with interrupts as they were.
+        # See FileStore::Interrupts.deferred.
+        def deferred(&)
+          FileStore::Interrupts.deferred(&)
+        end
+
+        # Runs the block with a connection of +pool+ (this thread's, or one checked out
+        # for the block), checked out and back in with interrupts deferred: one checked
+        # out and never checked in stays with its thread, and a Puma thread lives on.
+        # The wait for a free connection is bounded by the pool's checkout_timeout.
         #
-        #   Interrupts.deferred { |as_before| take; begin as_before.call { work } ensure give_back end }
-        def deferred
-          outer = Thread.current[KEY]
-          Thread.current[KEY] = true
-          Thread.handle_interrupt(Object => :never) { yield(outer ? method(:inside) : method(:allowed)) }
-        ensure
-          Thread.current[KEY] = outer
+        # Rails itself lets interrupts in again while a connection changes hands (the
+        # connection's lock takes them at once), so one can stop a checkout or a checkin
+        # halfway and leave a connection lent to this thread that it no longer holds.
+        # Left by an interrupt, this drops any such connection from the pool.
+        def with_connection(pool)
+          deferred do |as_before|
+            clean = false
+            begin
+              result = pool.with_connection { |connection| as_before.call { yield connection } }
+              clean = true
+              result
+            ensure
+              drop_strays(pool) unless clean
+            end
+          end
+        end
+
+        # Drops the connections +pool+ lends to this thread besides the one it holds.
+        def drop_strays(pool)
+          held = pool.active_connection?
+          pool.connections.each do |connection|
+            owner = connection.owner
+            next unless owner.equal?(Thread.current) || owner.equal?(Fiber.current)
+            next if connection.equal?(held)
+
+            connection.throw_away!
+          end
+        rescue StandardError
+          nil # the pool takes back a dead thread's connections itself; this is only sooner
         end
 
         # Runs the block with +connection+; left by an interrupt (Timeout.timeout, a
@@ -43,17 +67,6 @@ module RubyLLM
           ensure
             connection.throw_away! unless clean
           end
-        end
-
-        def inside(&block)
-          block.call
-        end
-
-        def allowed(&block)
-          Thread.current[KEY] = false
-          Thread.handle_interrupt(Object => :immediate, &block)
-        ensure
-          Thread.current[KEY] = true
         end
       end
     end

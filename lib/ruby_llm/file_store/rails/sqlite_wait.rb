@@ -14,6 +14,14 @@ module RubyLLM
       # +timeout+ in a busy handler that sleeps in Ruby, letting the holder finish, and
       # lets Rails load or reload code meanwhile (as Rails' own waits do), so a thread
       # that autoloads while holding the database is not stuck behind the waiter.
+      #
+      # The handler is Ruby called from inside SQLite's C code, so an exception raised
+      # there (Thread#raise, Timeout.timeout with an error class of the application's)
+      # would unwind through SQLite and leave the connection's mutex locked, freezing
+      # the next thread to use it. So every call into SQLite that may wait runs with
+      # interrupts deferred (Deferred below), and the handler gives up the wait as
+      # soon as an interrupt is pending: the statement fails with SQLITE_BUSY as
+      # SQLite returns it, and the interrupt is raised once the call has returned.
       module SQLiteWait
         # Sleeps between tries grow to this, so a waiter notices a free database soon
         # without spinning.
@@ -29,6 +37,32 @@ module RubyLLM
           end
         end
 
+        # The calls into the sqlite3 gem's C code during which SQLite may call the
+        # busy handler (preparing a statement, stepping it, running a batch), run with
+        # interrupts deferred. They hold Ruby's global lock throughout anyway, so only
+        # the handler's Ruby ever saw an interrupt in them.
+        module Deferred
+          # SQLite3::Statement's.
+          module Statement
+            def initialize(...)
+              Thread.handle_interrupt(Object => :never) { super }
+            end
+
+            def step
+              Thread.handle_interrupt(Object => :never) { super }
+            end
+          end
+
+          # SQLite3::Database's.
+          module Database
+            private
+
+            def exec_batch(...)
+              Thread.handle_interrupt(Object => :never) { super }
+            end
+          end
+        end
+
         module_function
 
         # Makes SQLite3Adapter use the handler, now or once it loads.
@@ -36,7 +70,18 @@ module RubyLLM
           return if @hooked || !defined?(::ActiveSupport.on_load)
 
           @hooked = true
-          ::ActiveSupport.on_load(:active_record_sqlite3adapter) { prepend(SQLiteWait::Adapter) }
+          ::ActiveSupport.on_load(:active_record_sqlite3adapter) do
+            prepend(SQLiteWait::Adapter)
+            SQLiteWait.defer_waits!
+          end
+        end
+
+        # Defers interrupts in the sqlite3 gem's calls that may wait (see Deferred).
+        def defer_waits!
+          return if ::SQLite3::Statement <= Deferred::Statement
+
+          ::SQLite3::Statement.prepend(Deferred::Statement)
+          ::SQLite3::Database.prepend(Deferred::Database) if ::SQLite3::Database.private_method_defined?(:exec_batch)
         end
 
         # Gives +connection+ (an Active Record connection of +klass+'s pool) the handler
@@ -44,6 +89,7 @@ module RubyLLM
         def adopt(connection, klass)
           return unless sqlite?(klass)
 
+          defer_waits!
           raw = connection.raw_connection
           install(raw, klass.connection_pool.db_config.configuration_hash[:timeout]) unless
             raw.instance_variable_get(:@ruby_llm_file_store_wait)
@@ -54,8 +100,8 @@ module RubyLLM
         end
 
         # Sets on +raw+ (a SQLite3::Database) a busy handler that waits up to +timeout+
-        # milliseconds, sleeping in Ruby. Without a timeout, the connection is left as
-        # configured.
+        # milliseconds, sleeping in Ruby, and no longer once an interrupt is pending.
+        # Without a timeout, the connection is left as configured.
         def install(raw, timeout)
           milliseconds = Integer(timeout.to_s, exception: false)
           return unless milliseconds && raw.respond_to?(:busy_handler)
@@ -66,7 +112,7 @@ module RubyLLM
           raw.busy_handler do |count|
             now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
             started = now if count.zero? || started.nil?
-            next false if now - started >= limit
+            next false if now - started >= limit || Thread.pending_interrupt?
 
             pause([0.0005 * (count + 1), LONGEST_SLEEP, limit - (now - started)].min)
             true
