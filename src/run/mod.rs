@@ -10,6 +10,7 @@
 mod cgroup;
 pub mod folder;
 mod limits;
+mod marks;
 pub mod mounts;
 mod output;
 mod owner;
@@ -220,6 +221,8 @@ async fn run_async(
     if let Some(lent) = &lent {
         note_gaps(&lent.gaps, &mut notes);
     }
+    // The store's own attributes, which the repair keeps only as they are now.
+    let kept = marks::Kept::record(folder.fd.as_fd());
     let before = look(&folder, Digests::Budget(limits.digest_bytes), &mut notes);
     let mut command = tokio::process::Command::new(&argv[0]);
     command
@@ -288,7 +291,7 @@ async fn run_async(
     groups.remove().await;
     drop(wrapped);
     // Every process of the run is gone: nothing races the repair.
-    note_gaps(&folder.repair(), &mut notes);
+    note_gaps(&folder.repair(&kept), &mut notes);
     let after = look(&folder, Digests::Touched(&before), &mut notes);
     if let Some(lent) = lent {
         note_gaps(&lent.take_back(), &mut notes);

@@ -8,14 +8,19 @@
 //! folder), and the folder itself its own mode: no setuid file outlives a run, and
 //! no `chmod 0` locks the store out of its own folder. POSIX ACLs are dropped,
 //! so none grants another user what the modes do not, and `user.*` extended
-//! attributes, so the run leaves no data or claim about a file where no one looks. All of it through the
-//! folder's descriptor, hidden names included, no link followed.
+//! attributes and inode flags (`marks`), so the run leaves no data or claim about a
+//! file where no one looks, while the store's own attributes stay as they were.
+//! All of it through the folder's descriptor, hidden names included, no link
+//! followed.
 
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::Path;
 
 use rustix::fs::{AtFlags, FileType, Gid, Mode, OFlags, Uid};
 
+use super::marks::{
+    clear_flags, clear_flags_of_path, drop_acl, drop_user_attributes, fd_path, Kept,
+};
 use crate::error::{Error, Result};
 use crate::tree::{self, Descend, Gaps, DIR_FLAGS};
 
@@ -103,9 +108,10 @@ impl Folder {
     }
 
     /// Clears S_ISUID, S_ISGID and others' write access everywhere below, drops
-    /// POSIX ACLs, gives owners back their access, and sets the folder's own mode
-    /// back to what it was.
-    pub fn repair(&self) -> Gaps {
+    /// POSIX ACLs, `user.*` attributes but the store's own that `kept` holds and
+    /// the inode flags a run may set, gives owners back their access, and sets the
+    /// folder's own mode back to what it was.
+    pub fn repair(&self, kept: &Kept) -> Gaps {
         let _ = rustix::fs::fchmod(&self.fd, Mode::from_raw_mode(self.mode));
         // The folder's own default ACL would reach every file the app writes there.
         for acl in ["system.posix_acl_default", "system.posix_acl_access"] {
@@ -113,11 +119,8 @@ impl Folder {
                 let _ = rustix::fs::fremovexattr(&self.fd, acl);
             }
         }
-        let own = format!(
-            "/proc/self/fd/{}",
-            std::os::fd::AsRawFd::as_raw_fd(&self.fd)
-        );
-        drop_user_attributes(&own);
+        drop_user_attributes(&fd_path(self.fd.as_fd()), "", kept);
+        clear_flags(self.fd.as_fd());
         let walked = tree::walk(
             self.fd.as_fd(),
             |item| {
@@ -128,7 +131,8 @@ impl Folder {
                     FileType::Symlink => return Descend::Yes,
                     _ => mode & !CLEARED,
                 };
-                fix_at(item.dir, item.name, (wanted != mode).then_some(wanted));
+                let mode = (wanted != mode).then_some(wanted);
+                fix_at(item.dir, item.name, item.path, mode, kept);
                 Descend::Yes
             },
             |_, _| {},
@@ -144,7 +148,13 @@ impl Folder {
 /// other services of the host run as) on a file, or a default one on a folder,
 /// which every file the app writes there later inherits, would let that user
 /// write what the app owns.
-fn fix_at(dir: std::os::fd::BorrowedFd<'_>, name: &std::ffi::CString, mode: Option<u32>) {
+fn fix_at(
+    dir: std::os::fd::BorrowedFd<'_>,
+    name: &std::ffi::CString,
+    path: &str,
+    mode: Option<u32>,
+    kept: &Kept,
+) {
     let flags = OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let Ok(fd) = rustix::fs::openat(dir, name, flags, Mode::empty()) else {
         return;
@@ -158,47 +168,17 @@ fn fix_at(dir: std::os::fd::BorrowedFd<'_>, name: &std::ffi::CString, mode: Opti
     }
     // An O_PATH descriptor takes no fchmod nor fremovexattr; its /proc link names
     // the same file.
-    let path = format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&fd));
+    let proc_path = fd_path(fd.as_fd());
     if let Some(mode) = mode {
-        let _ = rustix::fs::chmod(path.as_str(), Mode::from_raw_mode(mode));
+        let _ = rustix::fs::chmod(proc_path.as_str(), Mode::from_raw_mode(mode));
     }
-    drop_acl(&path, "system.posix_acl_access");
+    drop_acl(&proc_path, "system.posix_acl_access");
     if kind == FileType::Directory {
-        drop_acl(&path, "system.posix_acl_default");
+        drop_acl(&proc_path, "system.posix_acl_default");
     }
-    drop_user_attributes(&path);
-}
-
-/// Removes every `user.*` extended attribute of the file at `path`, the ones it
-/// has only: like an absent ACL, removing an absent one would set the ctime. What
-/// a run stores there (a `user.mime_type` another tool trusts, a `user.xdg.origin.url`,
-/// or kilobytes of data the store never lists) would outlive it unseen.
-fn drop_user_attributes(path: &str) {
-    let Ok(len) = rustix::fs::listxattr(path, &mut []) else {
-        return;
-    };
-    if len == 0 {
-        return;
-    }
-    let mut names = vec![0u8; len];
-    let Ok(len) = rustix::fs::listxattr(path, &mut names) else {
-        return;
-    };
-    for name in names[..len].split(|&b| b == 0) {
-        if name.starts_with(b"user.") {
-            if let Ok(name) = std::ffi::CString::new(name) {
-                let _ = rustix::fs::removexattr(path, name.as_c_str());
-            }
-        }
-    }
-}
-
-/// Removes the ACL `name` of the file at `path` when it has one. Only then: removing
-/// an ACL that is not there still sets the file's ctime on some file systems
-/// (tmpfs), and the run's snapshot would count every file as changed.
-fn drop_acl(path: &str, name: &str) {
-    if rustix::fs::getxattr(path, name, &mut []).is_ok() {
-        let _ = rustix::fs::removexattr(path, name);
+    drop_user_attributes(&proc_path, path, kept);
+    if matches!(kind, FileType::Directory | FileType::RegularFile) {
+        clear_flags_of_path(fd.as_fd());
     }
 }
 
@@ -272,7 +252,7 @@ mod tests {
         };
         let before = (ctime("data"), ctime("data/revenue.csv"));
         std::thread::sleep(std::time::Duration::from_millis(20));
-        let gaps = Folder::open(root).unwrap().repair();
+        let gaps = Folder::open(root).unwrap().repair(&Kept::default());
         assert!(gaps.is_empty(), "{gaps:?}");
         // A changed ctime would make the run's snapshot report the file as changed.
         assert_eq!((ctime("data"), ctime("data/revenue.csv")), before);
@@ -294,7 +274,7 @@ mod tests {
         fs::set_permissions(root.join("open"), fs::Permissions::from_mode(0o1777)).unwrap();
         let folder = Folder::open(root).unwrap();
         fs::set_permissions(root, fs::Permissions::from_mode(0o0)).unwrap();
-        let gaps = folder.repair();
+        let gaps = folder.repair(&Kept::default());
         assert!(gaps.is_empty(), "{gaps:?}");
         let mode = |p: &str| fs::symlink_metadata(root.join(p)).unwrap().mode() & 0o7777;
         assert_eq!(mode(".cache/.t"), 0o755);
@@ -332,7 +312,7 @@ mod tests {
             return;
         }
         set(&root.join("file"), "system.posix_acl_access").unwrap();
-        Folder::open(root).unwrap().repair();
+        Folder::open(root).unwrap().repair(&Kept::default());
         let mut buf = [0u8; 256];
         for (path, name) in [
             ("shared", "system.posix_acl_default"),
@@ -365,12 +345,46 @@ mod tests {
         };
         let plain = ctime("plain");
         std::thread::sleep(std::time::Duration::from_millis(20));
-        Folder::open(root).unwrap().repair();
+        Folder::open(root).unwrap().repair(&Kept::default());
         for path in ["tagged", ".d", ""] {
             let listed = rustix::fs::listxattr(root.join(path).as_path(), &mut []).unwrap();
             assert_eq!(listed, 0, "{path:?}");
         }
         assert_eq!(ctime("plain"), plain);
+    }
+
+    #[test]
+    fn repair_keeps_the_stores_own_attributes_as_they_were_before_the_run() {
+        let dir = tmpfs_dir();
+        let root = dir.path();
+        for name in ["kept.md", "changed.csv", "forged.txt"] {
+            fs::write(root.join(name), "x").unwrap();
+        }
+        let set = |path: &Path, value: &[u8]| {
+            let name = "user.ruby_llm.content_type";
+            rustix::fs::setxattr(path, name, value, rustix::fs::XattrFlags::empty())
+        };
+        if set(&root.join("kept.md"), b"text/x-custom").is_err() {
+            eprintln!("no user attributes on this file system: nothing to check");
+            return;
+        }
+        set(&root.join("changed.csv"), b"text/csv").unwrap();
+        let folder = Folder::open(root).unwrap();
+        let kept = Kept::record(folder.fd.as_fd());
+        // What the run does: a type changed, one forged.
+        set(&root.join("changed.csv"), b"text/html").unwrap();
+        set(&root.join("forged.txt"), b"text/html").unwrap();
+        folder.repair(&kept);
+        let get = |name: &str| {
+            let mut value = [0u8; 64];
+            let path = root.join(name);
+            let name = "user.ruby_llm.content_type";
+            let len = rustix::fs::getxattr(path.as_path(), name, &mut value);
+            len.ok().map(|len| value[..len].to_vec())
+        };
+        assert_eq!(get("kept.md"), Some(b"text/x-custom".to_vec()));
+        assert_eq!(get("changed.csv"), Some(b"text/csv".to_vec()));
+        assert_eq!(get("forged.txt"), None);
     }
 
     #[test]
@@ -384,7 +398,7 @@ mod tests {
         )
         .unwrap();
         std::os::unix::fs::symlink(outside.path().join("target"), dir.path().join("link")).unwrap();
-        Folder::open(dir.path()).unwrap().repair();
+        Folder::open(dir.path()).unwrap().repair(&Kept::default());
         let mode = fs::metadata(outside.path().join("target")).unwrap().mode() & 0o7777;
         assert_eq!(mode, 0o4755);
     }
