@@ -42,6 +42,37 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
     saved ? ENV['TMPDIR'] = saved : ENV.delete('TMPDIR')
   end
 
+  # Whether a process of the host runs `sleep +marker+`.
+  def sleeping?(marker)
+    Dir.glob('/proc/[0-9]*/cmdline').any? do |file|
+      File.read(file) == "sleep\0#{marker}\0"
+    rescue SystemCallError
+      false
+    end
+  end
+
+  describe 'a root app killed mid-run, while its folder is lent to the run' do
+    it "leaves a store that the next open gives back to its owner, with the folder's mode" do
+      skip "only a root app lends its folder to the run's uid; this one runs as uid #{Process.uid}" unless root
+      store.write('report.txt', 'x')
+      File.chmod(0o750, store.local_root)
+      marker = "32.#{rand(1_000_000)}"
+      app = fork do
+        run("mkdir made; sleep #{marker}")
+        exit!
+      end
+      Timeout.timeout(10) { sleep 0.05 until sleeping?(marker) }
+      Process.kill(:KILL, app)
+      Process.wait(app)
+      Timeout.timeout(10) { sleep 0.05 while sleeping?(marker) }
+      RubyLLM.file_store.directory(store.local_root)
+      owners = everything(store.local_root).transform_values { |stat| [stat.uid, stat.gid] }
+      expect(owners.keys).to include('report.txt', 'made')
+      expect(owners.values.uniq).to eq([[0, 0]])
+      expect(File.stat(store.local_root).then { |stat| [stat.uid, stat.mode & 0o7777] }).to eq([0, 0o750])
+    end
+  end
+
   describe 'a setuid binary left in the workspace' do
     it 'is refused by the kernel, and no file the run made keeps S_ISUID or S_ISGID, hidden ones included' do
       code = <<~SH
@@ -214,14 +245,6 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
     end
 
     # Whether a process of the host runs `sleep marker`.
-    def sleeping?(marker)
-      Dir.glob('/proc/[0-9]*/cmdline').any? do |file|
-        File.read(file) == "sleep\0#{marker}\0"
-      rescue SystemCallError
-        false
-      end
-    end
-
     it 'leave nothing mounted and no process behind when the app is killed mid-run' do
       with_own_tmpdir do
         marker = "31.#{rand(1_000_000)}"

@@ -16,12 +16,13 @@
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::Path;
 
-use rustix::fs::{AtFlags, FileType, Gid, Mode, OFlags, Uid};
+use rustix::fs::{FileType, Mode, OFlags};
 
 use super::marks::{
     clear_flags, clear_flags_of_path, drop_acl, drop_user_attributes, fd_path, Kept,
 };
 use crate::error::{Error, Result};
+use crate::lent;
 use crate::tree::{self, Descend, Gaps, DIR_FLAGS};
 
 /// Cleared from every mode after a run: the set-id bits, and write access for the
@@ -61,6 +62,8 @@ impl Folder {
     }
 
     fn of(fd: OwnedFd, shown: &str) -> Result<Folder> {
+        // A run whose app was killed left the folder lent: given back first.
+        lent::reclaim(fd.as_fd());
         let stat = rustix::fs::fstat(&fd).map_err(|e| Error::io(shown, e))?;
         Ok(Folder {
             fd,
@@ -71,40 +74,29 @@ impl Folder {
     }
 
     /// Gives the folder and everything in it to `uid`:`gid`, for a run as that
-    /// user, until the returned guard takes it back.
+    /// user, until the returned guard takes it back. Its owner and mode are
+    /// recorded on it first, so that the next open or run gives it back should
+    /// the app die before the guard does.
     pub fn lend(&self, uid: u32, gid: u32) -> Lent<'_> {
-        let _ = rustix::fs::fchown(&self.fd, owner(uid), group(gid));
+        let owner = lent::Owner {
+            uid: self.uid,
+            gid: self.gid,
+            mode: self.mode,
+        };
+        lent::record(self.fd.as_fd(), owner);
         Lent {
             folder: self,
-            gaps: self.chown_all(uid, gid),
+            gaps: lent::chown_all(self.fd.as_fd(), uid, gid),
             taken: false,
         }
     }
 
-    /// Gives everything back to the folder's owner from before the run.
+    /// Gives everything back to the folder's owner from before the run, and
+    /// ends the record of the lending.
     fn take_back(&self) -> Gaps {
-        let _ = rustix::fs::fchown(&self.fd, owner(self.uid), group(self.gid));
-        self.chown_all(self.uid, self.gid)
-    }
-
-    fn chown_all(&self, uid: u32, gid: u32) -> Gaps {
-        let walked = tree::walk(
-            self.fd.as_fd(),
-            |item| {
-                if item.stat.st_uid != uid || item.stat.st_gid != gid {
-                    let _ = rustix::fs::chownat(
-                        item.dir,
-                        item.name,
-                        owner(uid),
-                        group(gid),
-                        AtFlags::SYMLINK_NOFOLLOW,
-                    );
-                }
-                Descend::Yes
-            },
-            |_, _| {},
-        );
-        walked.unwrap_or_default()
+        let gaps = lent::chown_all(self.fd.as_fd(), self.uid, self.gid);
+        lent::clear(self.fd.as_fd());
+        gaps
     }
 
     /// Clears S_ISUID, S_ISGID and others' write access everywhere below, drops
@@ -204,16 +196,6 @@ impl Drop for Lent<'_> {
             self.folder.take_back();
         }
     }
-}
-
-fn owner(uid: u32) -> Option<Uid> {
-    // SAFETY: any number names a uid; the kernel checks the call.
-    Some(unsafe { Uid::from_raw(uid) })
-}
-
-fn group(gid: u32) -> Option<Gid> {
-    // SAFETY: as for the uid.
-    Some(unsafe { Gid::from_raw(gid) })
 }
 
 #[cfg(test)]
