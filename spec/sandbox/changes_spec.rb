@@ -53,7 +53,7 @@ RSpec.describe 'The code sandbox against changes hidden or faked', if: ENV.fetch
       expect(result.changed).to eq(['real.csv'])
       expect(result.created).to be_empty
       expect(written).to eq(['real.csv'])
-      expect(result.to_s).to include('Changed: real.csv')
+      expect(result.to_s).to include('Changed: "real.csv"')
       expect(result.to_s).not_to include('same.csv')
     end
 

@@ -242,8 +242,9 @@ RSpec.describe 'The code sandbox under attack', if: ENV.fetch('RUBY_LLM_SANDBOX_
       result = python("open('good.txt', 'w').write('x'); open('bad\\nname.txt', 'w').write('x')\n" \
                       "open('back\\\\slash.txt', 'w').write('x'); open(b'caf\\xe9.txt', 'w').write('x')\nprint('out')")
       text = result.to_s
-      expect(text).to include("stdout:\nout").and include('Created: good.txt')
-      expect(text).to include('"bad\nname.txt"').and include('"back\\\\slash.txt"').and include("caf\uFFFD.txt")
+      expect(stream_in(text)).to eq('out')
+      expect(text).to include('Created: "good.txt"')
+      expect(text).to include('"bad\\nname.txt"').and include('"back\\\\slash.txt"').and include("caf\uFFFD.txt")
       expect(written).to eq(%w[good.txt])
     end
 
@@ -257,7 +258,7 @@ RSpec.describe 'The code sandbox under attack', if: ENV.fetch('RUBY_LLM_SANDBOX_
     it 'applies max_file_size to what a run writes in workspace mode too, without keeping it' do
       store.max_file_size = 1000
       result = run('head -c 5000 /dev/zero > big.bin; echo small > small.txt')
-      expect(result.to_s).to include('Created: small.txt').and include('"big.bin"')
+      expect(result.to_s).to include('Created: "small.txt"').and include('"big.bin"')
       expect(store.exist?('big.bin')).to be(false)
     end
 
@@ -265,7 +266,7 @@ RSpec.describe 'The code sandbox under attack', if: ENV.fetch('RUBY_LLM_SANDBOX_
       memory = RubyLLM.file_store.memory(max_file_size: 1000)
       copy = RubyLLM::FileStore::CodeRunner.new(memory, shell: true, timeout: 10)
       result = copy.run(language: 'shell', code: 'head -c 5000 /dev/zero > big.bin; echo small > small.txt')
-      expect(result.to_s).to include('Created: small.txt').and include('"big.bin"')
+      expect(result.to_s).to include('Created: "small.txt"').and include('"big.bin"')
       expect(memory.exist?('big.bin')).to be(false)
     end
   end

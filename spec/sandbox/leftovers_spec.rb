@@ -165,7 +165,7 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
     it 'through a deep chain: 300 levels of folders are a note, and break neither later runs nor list_files' do
       first = python("import os\nos.makedirs('/'.join(['d'] * 300))\nopen('/'.join(['d'] * 300) + '/f', 'w').close()\n" \
                      "open('top.txt', 'w').close()")
-      expect(first.to_s).to include('Created: top.txt')
+      expect(first.to_s).to include('Created: "top.txt"')
       expect(first.to_s).to match(%r{more than 128 levels down were not looked into: "(d/)+"… \(128 levels\)})
       expect(run('echo again').stdout).to eq("again\n")
       expect(store.list.map(&:path)).to contain_exactly('top.txt', "#{(['d'] * 300).join('/')}/f")

@@ -166,5 +166,6 @@ end
 require_relative 'code_runner/interpreters'
 require_relative 'code_runner/mounts'
 require_relative 'code_runner/copies'
+require_relative 'code_runner/shown'
 require_relative 'code_runner/outputs'
 require_relative 'code_runner/result'

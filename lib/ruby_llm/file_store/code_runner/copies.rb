@@ -60,7 +60,7 @@ module RubyLLM
             on_write&.call(file)
             saved << path
           rescue ArgumentError, SystemCallError, FileStore::Error => e
-            notes << "#{path} was not saved: #{e.message}"
+            notes << "#{Shown.quote(path)} was not saved: #{e.message}"
           end
           unlisted = outputs.unlisted
           notes << "#{unlisted} more files the run wrote were not saved: at most #{Outputs::LISTED} a run." if

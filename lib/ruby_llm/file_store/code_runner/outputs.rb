@@ -58,8 +58,8 @@ module RubyLLM
         # Notes for the model on the names refused and the files not kept.
         def notes(removed:)
           fate = removed ? 'removed' : 'not saved'
-          [note(refused, 'Names the chat\'s files cannot hold (control characters, a backslash, not UTF-8), ' \
-                         'left out: '),
+          [note(refused, 'Names the chat\'s files cannot hold (control characters, a backslash, not UTF-8, ' \
+                         'too long), left out: '),
            note(oversized, "Over this store's limit of #{@max} bytes a file, so #{fate}: "),
            note(over_budget, "Past the #{@budget} bytes a run may leave in all, so #{fate}: "),
            note(over_count, "Past the #{@files} new files a run may leave, so #{fate}: "),
@@ -69,9 +69,9 @@ module RubyLLM
                 "#{@budget} bytes a run may leave, so removed: ")].compact
         end
 
-        # "a, b, c and 5 more" for +paths+ cut at LISTED.
+        # '"a", "b", "c" and 5 more' for +paths+ cut at LISTED, each quoted (Shown.quote).
         def self.join(paths)
-          shown = paths.first(LISTED).join(', ')
+          shown = paths.first(LISTED).map { |path| Shown.quote(path) }.join(', ')
           paths.size > LISTED ? "#{shown} and #{paths.size - LISTED} more" : shown
         end
 
@@ -131,7 +131,7 @@ module RubyLLM
         end
 
         def note(paths, lead)
-          "#{lead}#{Outputs.join(paths.map(&:inspect))}." if paths.any?
+          "#{lead}#{Outputs.join(paths)}." if paths.any?
         end
 
         def storable?(path)
