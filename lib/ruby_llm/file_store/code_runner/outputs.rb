@@ -11,8 +11,10 @@ module RubyLLM
       # kept; files past the run's byte budget (+budget+, all kept files together, in
       # path order) are not kept either, nor new files past +files+ (a count); the
       # rest are the run's files. Files the run left under a hidden name or a refused
-      # one are never listed, but are held to the same limits, after the listed ones:
-      # past them they are removed in workspace mode (copy mode saves none of them).
+      # one are never listed, but are held to the same limits, after the listed ones
+      # and after those the folder already held under such names (so runs cannot
+      # pile them up): past them they are removed in workspace mode (copy mode
+      # saves none of them).
       # The new folders, links and other entries share +files+ with the new files:
       # past it they are removed in workspace mode. Every list is cut at LISTED
       # names, and after_file_write is called for the listed ones only.
@@ -30,8 +32,10 @@ module RubyLLM
           @budget = @left = budget
           @files = files
           @refused = unnamed + (created + changed).reject { |path| storable?(path) }
+          @held = held_unseen(before, after, (@refused + hidden).to_set)
           created, hidden = drop_past_count(created, hidden, before)
           sort_listed(created, changed, after)
+          @left -= @held.sum { |path| after.size(path).to_i }
           @unseen_dropped = unseen_past_limits((@refused + hidden).sort, after)
           @entries_over = entries_past_count(entries, before, after)
         end
@@ -90,7 +94,12 @@ module RubyLLM
         # +hidden+ without them.
         def drop_past_count(created, hidden, before)
           unseen = (@refused + hidden).sort.reject { |path| before.size(path) }
-          @over_count = @files ? ((created - @refused).sort + unseen).drop(@files) : []
+          listed = (created - @refused).sort
+          @over_count = if @files
+                          listed.drop(@files) + unseen.drop([@files - listed.size - @held.size, 0].max)
+                        else
+                          []
+                        end
           @refused -= @over_count
           [created - @over_count, hidden - @over_count]
         end
@@ -123,8 +132,19 @@ module RubyLLM
           @changed = changed - @refused - @oversized - @over_budget
         end
 
+        # The files under hidden or refused names the folder held before the run
+        # and still holds, untouched: no listing shows them, so they count against
+        # save_files and save_bytes before this run's, or runs would pile them up.
+        def held_unseen(before, after, touched)
+          after.paths.select do |path|
+            before.size(path) && !touched.include?(path) && (hidden?(path) || !storable?(path))
+          end
+        end
+
+        def hidden?(path) = path.split('/').any? { |name| name.start_with?('.') }
+
         # The hidden and refused files over max_file_size or past the budget the
-        # listed files left.
+        # listed files and the held ones left.
         def unseen_past_limits(paths, after)
           over = paths.select { |path| after.size(path).to_i > @max }
           over + past_budget(paths - over, after)
