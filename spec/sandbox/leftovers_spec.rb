@@ -73,6 +73,16 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
     end
   end
 
+  describe "the sandbox check's folder" do
+    it 'is not a name another user can take first: folders made at the names it once used change nothing' do
+      taken = (0..20).map { |n| File.join(Dir.tmpdir, "ruby_llm_check_#{Process.pid}_#{n}") }
+      taken.each { |dir| FileUtils.mkdir_p(dir) }
+      expect(RubyLLM::FileStore::Native.sandbox_problem).to be_nil
+    ensure
+      taken&.each { |dir| FileUtils.rm_rf(dir) }
+    end
+  end
+
   describe 'a setuid binary left in the workspace' do
     it 'is refused by the kernel, and no file the run made keeps S_ISUID or S_ISGID, hidden ones included' do
       code = <<~SH
@@ -245,6 +255,37 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
     end
 
     # Whether a process of the host runs `sleep marker`.
+    # The run cgroups named for the process +pid+ below this process's own.
+    def run_cgroups(pid)
+      File.readlines('/proc/self/cgroup').flat_map do |line|
+        _, controllers, path = line.chomp.split(':', 3)
+        roots = if controllers.empty?
+                  %w[/sys/fs/cgroup /sys/fs/cgroup/unified]
+                else
+                  controllers.split(',').map { |c| "/sys/fs/cgroup/#{c}" }
+                end
+        roots.flat_map { |root| Dir.glob(File.join(root, path, "ruby_llm_run_#{pid}_*")) }
+      end.uniq
+    end
+
+    it 'left by an app killed mid-run go at the next run, and its cgroups with them' do
+      with_own_tmpdir do |own|
+        marker = "33.#{rand(1_000_000)}"
+        app = fork do
+          copy_runner.run(language: 'shell', code: "sleep #{marker}")
+          exit!
+        end
+        Timeout.timeout(10) { sleep 0.05 until sleeping?(marker) }
+        Process.kill(:KILL, app)
+        Process.wait(app)
+        Timeout.timeout(10) { sleep 0.05 while sleeping?(marker) }
+        expect(Dir.children(own).grep(/\Aruby_llm_run/).size).to eq(1)
+        copy_runner.run(language: 'shell', code: 'true')
+        expect(Dir.children(own).grep(/\Aruby_llm_run/)).to be_empty
+        expect(run_cgroups(app)).to be_empty
+      end
+    end
+
     it 'leave nothing mounted and no process behind when the app is killed mid-run' do
       with_own_tmpdir do
         marker = "31.#{rand(1_000_000)}"

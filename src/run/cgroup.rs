@@ -57,6 +57,7 @@ impl Groups {
         let quota = (cpu_percent.max(1) * CPU_PERIOD_US / 100).max(1000);
         let mem = memory.to_string();
         for (base, kind) in bases() {
+            remove_left_by_the_dead(&base);
             let v2 = kind == Kind::Unified;
             let pids = [("pids.max", processes.to_string())];
             let memory_files: Vec<(&str, String)> = if v2 {
@@ -141,6 +142,41 @@ impl Groups {
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
+    }
+}
+
+/// Removes the run cgroups in `base` that an app killed mid-run left: those
+/// named for a process that is gone, emptied first. Each costs the host a
+/// cgroup for good otherwise, and an empty one cannot be told from a live
+/// run's by anything but its name.
+fn remove_left_by_the_dead(base: &Path) {
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    let own = std::process::id();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("ruby_llm_run_"))
+            .and_then(|rest| rest.split('_').next())
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid == own || Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        let path = entry.path();
+        if let Ok(list) = std::fs::read_to_string(path.join("cgroup.procs")) {
+            for pid in list.lines().filter_map(|l| l.trim().parse::<i32>().ok()) {
+                if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+                    let _ = rustix::process::kill_process(pid, rustix::process::Signal::Kill);
+                }
+            }
+        }
+        // Its processes may take a moment to go: the next run tries again.
+        let _ = std::fs::remove_dir(&path);
     }
 }
 

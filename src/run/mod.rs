@@ -36,12 +36,10 @@ pub use spec::Spec;
 /// Why bubblewrap cannot run here, or `None` when it can: runs `true` inside it,
 /// in a folder of its own, as a run would.
 pub fn sandbox_problem() -> Option<String> {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("ruby_llm_check_{}_{n}", std::process::id()));
-    if let Err(e) = std::fs::create_dir(&dir) {
-        return Some(format!("cannot make a folder to try bubblewrap in: {e}"));
-    }
+    let dir = match check_folder() {
+        Ok(dir) => dir,
+        Err(e) => return Some(format!("cannot make a folder to try bubblewrap in: {e}")),
+    };
     let spec = Spec {
         argv: vec!["true".to_string()],
         dir: dir.clone(),
@@ -62,6 +60,25 @@ pub fn sandbox_problem() -> Option<String> {
             out.stderr.trim()
         )),
     }
+}
+
+/// A new folder of a name no one could take first (`mkdtemp`), in the temporary
+/// folder, where another user of the host may make names of their own.
+fn check_folder() -> std::io::Result<std::path::PathBuf> {
+    use std::os::unix::ffi::OsStringExt;
+    let mut template = std::env::temp_dir()
+        .join("ruby_llm_check_XXXXXX")
+        .into_os_string()
+        .into_vec();
+    template.push(0);
+    // SAFETY: a NUL-terminated buffer of ours, which mkdtemp fills in place.
+    if unsafe { libc::mkdtemp(template.as_mut_ptr().cast()) }.is_null() {
+        return Err(std::io::Error::last_os_error());
+    }
+    template.pop();
+    Ok(std::path::PathBuf::from(std::ffi::OsString::from_vec(
+        template,
+    )))
 }
 
 /// How a run ended and what it printed.

@@ -16,6 +16,7 @@ module RubyLLM
         # disk where the kernel has no user namespaces). A failure to remove it
         # must not take the run's result with it, so it is only warned about.
         def self.run_folder(bytes, files)
+          remove_left_by_the_dead
           dir = Dir.mktmpdir('ruby_llm_run')
           yield dir, Native.run_folder_tmpfs(dir, bytes, files) || dir
         ensure
@@ -24,6 +25,30 @@ module RubyLLM
           rescue FileStore::Error, SystemCallError => e
             warn "ruby_llm-file_store: could not remove the run folder #{dir}: #{e.message}"
           end
+        end
+
+        # Removes, once a process, the run folders an app killed mid-run left in
+        # the temporary folder: those of ours named for a process that is gone
+        # (Dir.mktmpdir names them prefix, date, pid, random).
+        def self.remove_left_by_the_dead
+          return if @swept == Dir.tmpdir
+
+          @swept = Dir.tmpdir
+          Dir.glob(File.join(Dir.tmpdir, 'ruby_llm_run*-*-*')).select { |dir| left_by_the_dead?(dir) }.each do |dir|
+            Native.remove_run_folder(dir)
+          rescue FileStore::Error, SystemCallError
+            nil
+          end
+        end
+
+        def self.left_by_the_dead?(dir)
+          pid = File.basename(dir)[/\Aruby_llm_run\d+-(\d+)-/, 1]&.to_i
+          return false if pid.nil? || pid == Process.pid || File.exist?("/proc/#{pid}")
+
+          stat = File.lstat(dir)
+          stat.directory? && stat.uid == Process.uid
+        rescue SystemCallError
+          false
         end
 
         def initialize(store)
