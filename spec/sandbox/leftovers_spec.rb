@@ -112,6 +112,32 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
   end
 
   describe 'the system calls a run may not make' do
+    it "takes no host-wide slot for the run's length: io_setup, io_submit and inotify fail, /dev/ptmx opens no pty" do
+      result = python(<<~PY)
+        import ctypes, os
+        libc = ctypes.CDLL(None, use_errno=True)
+        def call(*args):
+            ctypes.set_errno(0)
+            rc = libc.syscall(*args)
+            return rc, ctypes.get_errno()
+        ctx = ctypes.c_ulong(0)
+        print('io_setup', *call(206, 1, ctypes.byref(ctx)))
+        print('io_submit', *call(209, 0, 0, 0))
+        print('inotify_init1', *call(294, 0))
+        print('inotify_init', *call(253))
+        try:
+            os.open('/dev/ptmx', os.O_RDWR | os.O_NOCTTY)
+            print('ptmx opened')
+        except OSError as e:
+            print('ptmx', e.errno)
+      PY
+      calls = result.stdout.lines.to_h { |line| line.split.then { |name, *rest| [name, rest] } }
+      expect(calls.slice('io_setup', 'io_submit', 'inotify_init1', 'inotify_init').values)
+        .to all(eq(['-1', Errno::ENOSYS::Errno.to_s]))
+      expect(calls).to include('ptmx')
+      expect(calls).not_to include('ptmx opened')
+    end
+
     it 'shows a seccomp filter, and keyctl, add_key, request_key, io_uring, bpf, perf_event_open, ' \
        'userfaultfd, ptrace, mount, umount, setns, unshare of a namespace, setuid modes and TIOCSTI all fail' do
       result = python(<<~PY)

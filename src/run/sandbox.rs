@@ -151,7 +151,19 @@ pub(super) fn wrap(spec: &Spec) -> Result<Wrapped> {
     }
     let tmp = spec.limits.tmp_bytes.to_string();
     let shm = SHM_BYTES.to_string();
-    push(&["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev"]);
+    // No pty: each one a run opens through /dev/ptmx is one of the host's
+    // (kernel.pty.max counts every devpts instance), so /dev/pts is an empty,
+    // read-only tmpfs and /dev/ptmx, its link, leads nowhere.
+    push(&["--proc", "/proc", "--dev", "/dev"]);
+    push(&[
+        "--size",
+        "4096",
+        "--tmpfs",
+        "/dev/pts",
+        "--remount-ro",
+        "/dev/pts",
+    ]);
+    push(&["--remount-ro", "/dev"]);
     // The kernel lists every key the user may view there, the host's too.
     push(&["--ro-bind", "/dev/null", "/proc/keys"]);
     push(&["--ro-bind", "/dev/null", "/proc/key-users"]);

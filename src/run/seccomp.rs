@@ -12,7 +12,9 @@
 //!
 //! Denied with ENOSYS, so that the C library falls back to the call above that can
 //! be checked: `clone3` and `openat2`, whose flags and mode sit in a struct a filter
-//! cannot read. A system call of another architecture (i386 through `int 0x80`)
+//! cannot read; and, so that programs take them for absent, `io_setup`, `io_submit`,
+//! `inotify_init` and `inotify_init1`, which hold host-wide slots (the host's AIO
+//! contexts, the uid's inotify instances) for the run's length. A system call of another architecture (i386 through `int 0x80`)
 //! kills the process.
 
 use std::collections::BTreeMap;
@@ -118,10 +120,39 @@ fn tiocsti() -> SeccompRule {
 
 /// The calls denied with ENOSYS.
 fn unsupported() -> BTreeMap<i64, Vec<SeccompRule>> {
-    let mut calls: Vec<i64> = vec![libc::SYS_clone3, libc::SYS_openat2];
+    let mut calls: Vec<i64> = vec![
+        libc::SYS_clone3,
+        libc::SYS_openat2,
+        // Host-wide slots the run would hold for its length: AIO contexts
+        // (fs.aio-max-nr, shared by every process of the host) and inotify
+        // instances (counted per uid, which is the app's own for an app that is
+        // not root). Programs take their absence as a kernel without them.
+        libc::SYS_io_setup,
+        libc::SYS_io_submit,
+        libc::SYS_inotify_init1,
+    ];
     #[cfg(target_arch = "x86_64")]
-    calls.extend([libc::SYS_clone3 | X32, libc::SYS_openat2 | X32]);
+    calls.extend([
+        libc::SYS_inotify_init,
+        libc::SYS_clone3 | X32,
+        libc::SYS_openat2 | X32,
+        libc::SYS_inotify_init | X32,
+        libc::SYS_inotify_init1 | X32,
+        543 | X32, // io_setup, a number of x32's own
+        544 | X32, // io_submit
+    ]);
     calls.into_iter().map(|nr| (nr, vec![])).collect()
+}
+
+/// The calls denied with ENOSYS where no memory cgroup holds the run: those and
+/// `memfd_create`, whose files RLIMIT_AS does not count (12 of them held 3 GB in a
+/// process of 10 MB), while a memory cgroup charges their pages to the run.
+fn unsupported_unbounded() -> BTreeMap<i64, Vec<SeccompRule>> {
+    let mut calls = unsupported();
+    calls.insert(libc::SYS_memfd_create, vec![]);
+    #[cfg(target_arch = "x86_64")]
+    calls.insert(libc::SYS_memfd_create | X32, vec![]);
+    calls
 }
 
 fn compile(rules: BTreeMap<i64, Vec<SeccompRule>>, errno: i32) -> Result<Vec<u8>> {
