@@ -171,6 +171,25 @@ RSpec.describe 'The code sandbox under attack', if: ENV.fetch('RUBY_LLM_SANDBOX_
       expect(result.stdout.scan('held').size).to be < 5
     end
 
+    it 'holds memory files (memfd_create) to memory_bytes: a cgroup charges them, or there are none' do
+      result = python(<<~PY)
+        import os
+        held = 0
+        try:
+            for i in range(4):
+                fd = os.memfd_create('m%d' % i)
+                for _ in range(256):
+                    held += os.write(fd, b'x' * (1 << 20))
+                    if held % (32 << 20) == 0:
+                        print('held', held, flush=True)
+        except OSError as e:
+            print('refused', e.errno, flush=True)
+      PY
+      held = result.stdout.scan(/^held (\d+)/).flatten.map(&:to_i).max.to_i
+      expect(held).to be <= 512 << 20
+      expect(result.stdout).to include("refused #{Errno::ENOSYS::Errno}") unless memory_limited?
+    end
+
     it "fills the sandbox's /tmp only to tmp_bytes" do
       result = run('head -c 100000000 /dev/zero > /tmp/fill; echo $?; du -k /tmp/fill | cut -f1')
       status, kilobytes = result.stdout.split.map(&:to_i)

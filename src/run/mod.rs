@@ -223,7 +223,7 @@ async fn run_async(
     let mut notes = Vec::new();
     let groups = cgroup::Groups::create(limits.processes, limits.memory_bytes, limits.cpu_percent);
     let wrapped = if spec.sandbox {
-        Some(sandbox::wrap(spec)?)
+        Some(sandbox::wrap(spec, groups.memory)?)
     } else {
         None
     };

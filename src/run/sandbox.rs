@@ -93,10 +93,11 @@ pub(super) struct DropTo {
 }
 
 /// `spec.argv` wrapped in bwrap: the code sees the run folder at
-/// `spec.dir`, writable, and nothing else of the host's that is writable.
-pub(super) fn wrap(spec: &Spec) -> Result<Wrapped> {
+/// `spec.dir`, writable, and nothing else of the host's that is writable, under the
+/// seccomp programs for a run `memory_limited` by a memory cgroup or not.
+pub(super) fn wrap(spec: &Spec, memory_limited: bool) -> Result<Wrapped> {
     let bwrap = bwrap_path().ok_or_else(|| Error::Sandbox(NOT_INSTALLED.to_string()))?;
-    let fds = seccomp::files()?;
+    let fds = seccomp::files(memory_limited)?;
     let keep: Vec<RawFd> = fds.iter().map(|fd| fd.as_raw_fd()).collect();
     let root = rustix::process::geteuid().is_root();
     let mut binds = Vec::new();

@@ -14,7 +14,8 @@
 //! be checked: `clone3` and `openat2`, whose flags and mode sit in a struct a filter
 //! cannot read; and, so that programs take them for absent, `io_setup`, `io_submit`,
 //! `inotify_init` and `inotify_init1`, which hold host-wide slots (the host's AIO
-//! contexts, the uid's inotify instances) for the run's length. A system call of another architecture (i386 through `int 0x80`)
+//! contexts, the uid's inotify instances) for the run's length; and `memfd_create`
+//! where no memory cgroup holds the run. A system call of another architecture (i386 through `int 0x80`)
 //! kills the process.
 
 use std::collections::BTreeMap;
@@ -178,24 +179,36 @@ fn compile(rules: BTreeMap<i64, Vec<SeccompRule>>, errno: i32) -> Result<Vec<u8>
     Ok(bytes)
 }
 
-/// The two compiled programs, built once.
-fn programs() -> Result<&'static [Vec<u8>; 2]> {
-    static PROGRAMS: OnceLock<std::result::Result<[Vec<u8>; 2], String>> = OnceLock::new();
+/// The compiled programs, built once: the EPERM one, the ENOSYS one, and the
+/// ENOSYS one for a run no memory cgroup holds.
+fn programs() -> Result<&'static [Vec<u8>; 3]> {
+    static PROGRAMS: OnceLock<std::result::Result<[Vec<u8>; 3], String>> = OnceLock::new();
     PROGRAMS
         .get_or_init(|| {
             Ok([
                 compile(denied(), libc::EPERM).map_err(|e| e.to_string())?,
                 compile(unsupported(), libc::ENOSYS).map_err(|e| e.to_string())?,
+                compile(unsupported_unbounded(), libc::ENOSYS).map_err(|e| e.to_string())?,
             ])
         })
         .as_ref()
         .map_err(|e| Error::Sandbox(e.clone()))
 }
 
-/// The programs in memory files, each read from its start by bubblewrap.
-pub(super) fn files() -> Result<Vec<OwnedFd>> {
-    programs()?
-        .iter()
+/// The programs for a run, `memory_limited` or not by a memory cgroup, in memory
+/// files, each read from its start by bubblewrap.
+pub(super) fn files(memory_limited: bool) -> Result<Vec<OwnedFd>> {
+    let [denied, unsupported, unbounded] = programs()?;
+    let chosen = [
+        denied,
+        if memory_limited {
+            unsupported
+        } else {
+            unbounded
+        },
+    ];
+    chosen
+        .into_iter()
         .map(|program| {
             let fail = |e: rustix::io::Errno| {
                 Error::Sandbox(format!("cannot pass the seccomp filter: {e}"))
