@@ -198,13 +198,34 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
       expect(store.list('w').size).to eq(1100)
     end
 
-    it 'through a deep chain: 300 levels of folders are a note, and break neither later runs nor list_files' do
+    it 'through a deep chain: 300 levels of folders go past 128, with a note, and break neither later runs ' \
+       'nor list_files' do
       first = python("import os\nos.makedirs('/'.join(['d'] * 300))\nopen('/'.join(['d'] * 300) + '/f', 'w').close()\n" \
                      "open('top.txt', 'w').close()")
       expect(first.to_s).to include('Created: "top.txt"')
-      expect(first.to_s).to match(%r{more than 128 levels down were not looked into: "(d/)+"… \(128 levels\)})
+      expect(first.to_s).to include('Folders 128 levels down were removed with all in them, out of reach of every ' \
+                                    'limit: "d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/"… (128 levels).')
       expect(run('echo again').stdout).to eq("again\n")
-      expect(store.list.map(&:path)).to contain_exactly('top.txt', "#{(['d'] * 300).join('/')}/f")
+      expect(store.list.map(&:path)).to contain_exactly('top.txt')
+    end
+
+    it 'through what lies past the walk: big files, a 0777 folder and a 0666 file 130 levels down do not stay' do
+      first = python(<<~PY)
+        import os
+        deep = '/'.join(['d'] * 130)
+        os.makedirs(deep)
+        for i in range(4):
+            open(f'{deep}/big{i}', 'wb').truncate(200 << 20)
+        open(f'{deep}/w', 'w').close()
+        os.chmod(f'{deep}/w', 0o666)
+        os.chmod(deep, 0o777)
+        open('top.txt', 'w').close()
+      PY
+      expect(first.to_s).to include('128 levels down were removed')
+      found = everything(store.local_root)
+      expect(found.keys.map { |path| path.count('/') + 1 }.max).to be <= 128
+      expect(found.reject { |_, stat| stat.symlink? || (stat.mode & 0o022).zero? }.keys).to be_empty
+      expect(store.list.map(&:path)).to eq(['top.txt'])
     end
 
     it 'through chmod 0 on the workspace and on a folder in it' do

@@ -201,6 +201,21 @@ fn note_gaps(gaps: &Gaps, notes: &mut Vec<String>) {
     );
 }
 
+/// The note on the folders `MAX_DEPTH` levels down that the repair removed.
+fn note_too_deep(removed: &[String], notes: &mut Vec<String>) {
+    if let Some(first) = removed.first() {
+        let more = match removed.len() - 1 {
+            0 => String::new(),
+            more => format!(" and {more} more"),
+        };
+        notes.push(format!(
+            "Folders {MAX_DEPTH} levels down were removed with all in them, out of reach of \
+             every limit: {}{more}.",
+            shorten(first)
+        ));
+    }
+}
+
 /// A path for a note: a long one cut to its start and its count of levels.
 fn shorten(path: &str) -> String {
     const SHOWN: usize = 60;
@@ -308,7 +323,9 @@ async fn run_async(
     groups.remove().await;
     drop(wrapped);
     // Every process of the run is gone: nothing races the repair.
-    note_gaps(&folder.repair(&kept), &mut notes);
+    let (gaps, too_deep) = folder.repair(&kept);
+    note_gaps(&gaps, &mut notes);
+    note_too_deep(&too_deep, &mut notes);
     let after = look(&folder, Digests::Touched(&before), &mut notes);
     if let Some(lent) = lent {
         note_gaps(&lent.take_back(), &mut notes);

@@ -18,6 +18,7 @@ use std::path::Path;
 
 use rustix::fs::{FileType, Mode, OFlags};
 
+use super::folder;
 use super::marks::{
     clear_flags, clear_flags_of_path, drop_acl, drop_user_attributes, fd_path, Kept,
 };
@@ -103,7 +104,12 @@ impl Folder {
     /// POSIX ACLs, `user.*` attributes but the store's own that `kept` holds and
     /// the inode flags a run may set, gives owners back their access, and sets the
     /// folder's own mode back to what it was.
-    pub fn repair(&self, kept: &Kept) -> Gaps {
+    ///
+    /// A folder `MAX_DEPTH` levels down, into which no walk looks, is removed with
+    /// all in it: what lies there would otherwise be outside every ceiling of a
+    /// run (its size, its count, its modes); its path is in the returned list.
+    pub fn repair(&self, kept: &Kept) -> (Gaps, Vec<String>) {
+        let mut removed = Vec::new();
         let _ = rustix::fs::fchmod(&self.fd, Mode::from_raw_mode(self.mode));
         // The folder's own default ACL would reach every file the app writes there.
         for acl in ["system.posix_acl_default", "system.posix_acl_access"] {
@@ -125,11 +131,18 @@ impl Folder {
                 };
                 let mode = (wanted != mode).then_some(wanted);
                 fix_at(item.dir, item.name, item.path, mode, kept);
+                let is_dir = FileType::from_raw_mode(item.stat.st_mode) == FileType::Directory;
+                if is_dir && item.depth >= tree::MAX_DEPTH {
+                    if folder::remove_in_walk(item.dir, item.name).is_ok() {
+                        removed.push(item.path.to_string());
+                    }
+                    return Descend::No;
+                }
                 Descend::Yes
             },
             |_, _| {},
         );
-        walked.unwrap_or_default()
+        (walked.unwrap_or_default(), removed)
     }
 }
 
@@ -234,7 +247,7 @@ mod tests {
         };
         let before = (ctime("data"), ctime("data/revenue.csv"));
         std::thread::sleep(std::time::Duration::from_millis(20));
-        let gaps = Folder::open(root).unwrap().repair(&Kept::default());
+        let (gaps, _) = Folder::open(root).unwrap().repair(&Kept::default());
         assert!(gaps.is_empty(), "{gaps:?}");
         // A changed ctime would make the run's snapshot report the file as changed.
         assert_eq!((ctime("data"), ctime("data/revenue.csv")), before);
@@ -256,7 +269,7 @@ mod tests {
         fs::set_permissions(root.join("open"), fs::Permissions::from_mode(0o1777)).unwrap();
         let folder = Folder::open(root).unwrap();
         fs::set_permissions(root, fs::Permissions::from_mode(0o0)).unwrap();
-        let gaps = folder.repair(&Kept::default());
+        let (gaps, _) = folder.repair(&Kept::default());
         assert!(gaps.is_empty(), "{gaps:?}");
         let mode = |p: &str| fs::symlink_metadata(root.join(p)).unwrap().mode() & 0o7777;
         assert_eq!(mode(".cache/.t"), 0o755);
