@@ -146,9 +146,11 @@ impl Groups {
 }
 
 /// Removes the run cgroups in `base` that an app killed mid-run left: those
-/// named for a process that is gone, emptied first. Each costs the host a
-/// cgroup for good otherwise, and an empty one cannot be told from a live
-/// run's by anything but its name.
+/// named for a process that is gone. Each costs the host a cgroup for good
+/// otherwise. Only an empty one goes (rmdir refuses the others), and nothing in
+/// one is killed: a process of another PID namespace, which this one cannot see,
+/// may share `base`, and its runs are its own. A killed app's runs are gone
+/// already, its bubblewrap having died with it.
 fn remove_left_by_the_dead(base: &Path) {
     let Ok(entries) = std::fs::read_dir(base) else {
         return;
@@ -164,19 +166,9 @@ fn remove_left_by_the_dead(base: &Path) {
         else {
             continue;
         };
-        if pid == own || Path::new(&format!("/proc/{pid}")).exists() {
-            continue;
+        if pid != own && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir(entry.path());
         }
-        let path = entry.path();
-        if let Ok(list) = std::fs::read_to_string(path.join("cgroup.procs")) {
-            for pid in list.lines().filter_map(|l| l.trim().parse::<i32>().ok()) {
-                if let Some(pid) = rustix::process::Pid::from_raw(pid) {
-                    let _ = rustix::process::kill_process(pid, rustix::process::Signal::Kill);
-                }
-            }
-        }
-        // Its processes may take a moment to go: the next run tries again.
-        let _ = std::fs::remove_dir(&path);
     }
 }
 
