@@ -221,6 +221,27 @@ RSpec.describe 'The code sandbox under attack', if: ENV.fetch('RUBY_LLM_SANDBOX_
       expect(Dir.children(store.local_root).grep(/late/)).to be_empty
       expect(`ps -eo args`.lines.grep(/^sleep 3$/)).to be_empty
     end
+
+    # A store whose every read and write takes half a second, as a remote one may.
+    let(:slow) do
+      Class.new(RubyLLM::FileStore::Memory) do
+        def read(path) = sleep(0.5).then { super }
+        def write(path, content, **options) = sleep(0.5).then { super }
+      end.new
+    end
+
+    it 'holds for the whole call in copy mode: copying in and saving back come out of it' do
+      4.times { |i| slow.write("in#{i}.txt", 'x') }
+      runner = RubyLLM::FileStore::CodeRunner.new(slow, shell: true, timeout: 3)
+      started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      result = runner.run(language: 'shell', code: 'for i in 1 2 3 4 5 6; do echo x > out$i.txt; done; sleep 30',
+                          files: %w[in0.txt in1.txt in2.txt in3.txt])
+      took = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
+      expect(result).to be_timed_out
+      # Copying in took 2 s of the 3; saving back stops at the end of them, one write past it at most.
+      expect(took).to be < 3 + 0.5 + 0.5
+      expect(result.to_s).to match(/more files the run wrote were not saved: the run's \d+ s were up/)
+    end
   end
 
   describe 'mounts' do

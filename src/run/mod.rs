@@ -139,8 +139,12 @@ pub fn command(language: &str, interpreter: Option<&str>, code: &str) -> Result<
     ])
 }
 
-/// Runs `spec` to the end, or until its timeout, and returns what happened.
+/// Runs `spec` to the end, or until its timeout, and returns what happened. The
+/// timeout counts from this call: what comes before the run (giving a root
+/// app's folder back after a killed app, lending it, looking at it) comes out
+/// of the run's time.
 pub fn run(spec: &Spec) -> Result<Outcome> {
+    let called = Instant::now();
     if spec.argv.is_empty() {
         return Err(Error::InvalidArgument("the command is empty".to_string()));
     }
@@ -153,7 +157,7 @@ pub fn run(spec: &Spec) -> Result<Outcome> {
         .enable_all()
         .build()
         .map_err(|e| Error::Sandbox(format!("cannot start the runner: {e}")))?;
-    runtime.block_on(run_async(spec, folder, private))
+    runtime.block_on(run_async(spec, folder, private, called))
 }
 
 /// Takes a snapshot of `folder` with the digests `digests` asks for, noting what
@@ -233,6 +237,7 @@ async fn run_async(
     spec: &Spec,
     folder: owner::Folder,
     private: Option<std::sync::Arc<private::PrivateTmpfs>>,
+    called: Instant,
 ) -> Result<Outcome> {
     let limits = spec.limits;
     let mut notes = Vec::new();
@@ -304,7 +309,8 @@ async fn run_async(
     let stdout = output::capture(child.stdout.take(), limits.output_bytes);
     let stderr = output::capture(child.stderr.take(), limits.output_bytes);
 
-    let (status, timed_out) = match tokio::time::timeout(limits.timeout, child.wait()).await {
+    let left = limits.timeout.saturating_sub(called.elapsed());
+    let (status, timed_out) = match tokio::time::timeout(left, child.wait()).await {
         Ok(status) => (status, false),
         Err(_) => {
             kill_all(group, &groups);

@@ -71,18 +71,17 @@ module RubyLLM
         end
 
         # Saves the Outputs' kept files from +dir+ into the store and hands each
-        # StoredFile to +on_write+, reading at most the Outputs' byte budget in all.
-        # Returns [saved paths, notes on what was not saved].
-        def save_back(dir, outputs, on_write)
+        # StoredFile to +on_write+, reading at most the Outputs' byte budget in all,
+        # and none once the call's +deadline+ (a Deadline) has passed. Returns
+        # [saved paths, notes on what was not saved].
+        def save_back(dir, outputs, on_write, deadline: nil)
           saved = []
           notes = []
           left = outputs.budget
-          outputs.kept.each do |path|
-            content = read_back(File.join(dir, path), left, outputs.budget)
-            left -= content.bytesize
-            # Written first: a safe-navigation call would skip its argument too.
-            file = @store.write(path, content)
-            on_write&.call(file)
+          outputs.kept.each_with_index do |path, i|
+            break notes << out_of_time(outputs.kept.size - i, deadline) if deadline&.passed?
+
+            left -= save_one(File.join(dir, path), path, left, outputs.budget, on_write)
             saved << path
           rescue ArgumentError, SystemCallError, FileStore::Error => e
             notes << "#{Shown.quote(path)} was not saved: #{e.message}"
@@ -94,6 +93,19 @@ module RubyLLM
         end
 
         private
+
+        # Writes the file at +file+ to the store at +path+; returns the bytes read.
+        def save_one(file, path, left, budget, on_write)
+          content = read_back(file, left, budget)
+          # Written first: a safe-navigation call would skip its argument too.
+          stored = @store.write(path, content)
+          on_write&.call(stored)
+          content.bytesize
+        end
+
+        def out_of_time(count, deadline)
+          "#{count} more files the run wrote were not saved: the run's #{deadline.seconds} s were up."
+        end
 
         # The file at +path+, opened without following a link and measured before it
         # is read: nothing over the store's limit, or over the +left+ of the run's
