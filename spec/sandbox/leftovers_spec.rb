@@ -203,10 +203,40 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
       first = python("import os\nos.makedirs('/'.join(['d'] * 300))\nopen('/'.join(['d'] * 300) + '/f', 'w').close()\n" \
                      "open('top.txt', 'w').close()")
       expect(first.to_s).to include('Created: "top.txt"')
-      expect(first.to_s).to include('Folders 128 levels down were removed with all in them, out of reach of every ' \
-                                    'limit: "d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/"… (128 levels).')
+      expect(first.to_s).to include('Folders 128 levels down, or with paths longer than the chat\'s files take ' \
+                                    '(4096 bytes), were removed with all in them, out of reach of every limit: ' \
+                                    '"d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/"… (128 levels).')
       expect(run('echo again').stdout).to eq("again\n")
       expect(store.list.map(&:path)).to contain_exactly('top.txt')
+    end
+
+    # Kilobytes in /proc/self/status's +field+.
+    def status_kb(field) = File.read('/proc/self/status')[/^#{field}:\s+(\d+)/, 1].to_i
+
+    it 'through chains of folders with long names: nothing past the longest path stays, and the app stays small' do
+      # Resets the peak of this process's resident memory (VmHWM) to what it holds now.
+      File.write('/proc/self/clear_refs', '5')
+      before = status_kb('VmRSS')
+      result = python(<<~PY)
+        import os
+        for chain in range(100):
+            fd = os.open('.', os.O_RDONLY)
+            for level in range(120):
+                name = 'c%03d%03d' % (chain, level) + 'x' * 244
+                os.mkdir(name, dir_fd=fd)
+                below = os.open(name, os.O_RDONLY, dir_fd=fd)
+                os.close(fd)
+                fd = below
+            os.close(fd)
+        print('made')
+      PY
+      grown = status_kb('VmHWM') - before
+      expect(result.stdout).to eq("made\n")
+      expect(result.to_s).to include('with paths longer than the chat\'s files take (4096 bytes), were removed')
+      deepest = everything(store.local_root).keys.map(&:bytesize).max
+      expect(deepest).to be <= 4096
+      # 12,000 folders of paths up to 30 KB once cost the app 584 MB to look at.
+      expect(grown).to be < 64 << 10
     end
 
     it 'through what lies past the walk: big files, a 0777 folder and a 0666 file 130 levels down do not stay' do
@@ -221,7 +251,7 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
         os.chmod(deep, 0o777)
         open('top.txt', 'w').close()
       PY
-      expect(first.to_s).to include('128 levels down were removed')
+      expect(first.to_s).to include('Folders 128 levels down, or with paths longer')
       found = everything(store.local_root)
       expect(found.keys.map { |path| path.count('/') + 1 }.max).to be <= 128
       expect(found.reject { |_, stat| stat.symlink? || (stat.mode & 0o022).zero? }.keys).to be_empty

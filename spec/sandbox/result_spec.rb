@@ -61,29 +61,26 @@ RSpec.describe 'The code sandbox against a forged result', if: ENV.fetch('RUBY_L
     expect(text.lines.grep(/^Deleted/)).to be_empty
   end
 
-  it 'keeps the lists and the notes whole, and cuts the output, when 100 files have 25 KB paths' do
-    text = python(<<~PY)
+  it 'keeps the lists and the notes whole, and cuts the output, when 100 files have 3.7 KB paths' do
+    runner = RubyLLM::FileStore::CodeRunner.new(store, python: [], timeout: 30, limits: { output_bytes: 200_000 })
+    text = RubyLLM::FileStore::Tools::RunCode.new(runner).call(language: 'python', code: <<~PY)
       import os
       fd = os.open('.', os.O_RDONLY)
-      for level in range(100):
+      for level in range(15):
           name = 'd%03d' % level + 'x' * 246
           os.mkdir(name, dir_fd=fd)
           fd = os.open(name, os.O_RDONLY, dir_fd=fd)
       for i in range(100):
           os.close(os.open('f%03d.txt' % i, os.O_WRONLY | os.O_CREAT, dir_fd=fd))
-      print('y' * 15000)
+      print('y' * 150000)
     PY
     expect(text.length).to be <= RubyLLM::FileStore::Native::MAX_RESULT_CHARS
     expect(text).not_to include('Result cut')
-    # Past the store's longest path: each is named in a note.
-    refused = listed(text, "Names the chat's files cannot hold (control characters, a backslash, not UTF-8, " \
-                           'too long), left out: ')
-    expect(refused.size).to eq(100)
-    expect(refused.first).to end_with('/f000.txt')
-    expect(text).to match(/" \(25108 characters\)\.$/)
-    expect(stream_in(text)).to eq('y' * 15_000)
-  ensure
-    # Deeper than PATH_MAX: Ruby's rm cannot, GNU rm can.
-    system('rm', '-rf', store.local_root)
+    created = listed(text, 'Created: ')
+    expect(created.size).to eq(100)
+    expect(created.first).to end_with('/f000.txt')
+    expect(text).to match(/^Created: .*" \(3773 characters\)$/)
+    expect(text).to match(/^---\h{16}---\ny{50000}/)
+    expect(text).to match(/^\[stdout cut: 150001 bytes in all, the first \d+ characters shown\]\z/)
   end
 end

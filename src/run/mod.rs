@@ -205,7 +205,7 @@ fn note_gaps(gaps: &Gaps, notes: &mut Vec<String>) {
     );
 }
 
-/// The note on the folders `MAX_DEPTH` levels down that the repair removed.
+/// The note on the folders too deep or too long that the repair removed.
 fn note_too_deep(removed: &[String], notes: &mut Vec<String>) {
     if let Some(first) = removed.first() {
         let more = match removed.len() - 1 {
@@ -213,8 +213,9 @@ fn note_too_deep(removed: &[String], notes: &mut Vec<String>) {
             more => format!(" and {more} more"),
         };
         notes.push(format!(
-            "Folders {MAX_DEPTH} levels down were removed with all in them, out of reach of \
-             every limit: {}{more}.",
+            "Folders {MAX_DEPTH} levels down, or with paths longer than the chat's files take \
+             ({} bytes), were removed with all in them, out of reach of every limit: {}{more}.",
+            crate::path::MAX_PATH_BYTES,
             shorten(first)
         ));
     }

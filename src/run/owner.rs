@@ -105,9 +105,11 @@ impl Folder {
     /// the inode flags a run may set, gives owners back their access, and sets the
     /// folder's own mode back to what it was.
     ///
-    /// A folder `MAX_DEPTH` levels down, into which no walk looks, is removed with
-    /// all in it: what lies there would otherwise be outside every ceiling of a
-    /// run (its size, its count, its modes); its path is in the returned list.
+    /// A folder `MAX_DEPTH` levels down, into which no walk looks, or whose path
+    /// leaves no room for a name of the store's below it (`MAX_PATH_BYTES`), is
+    /// removed with all in it: what lies there would otherwise be outside every
+    /// ceiling of a run (its size, its count, its modes), or cost the app the
+    /// length of its path in every list; its path is in the returned list.
     pub fn repair(&self, kept: &Kept) -> (Gaps, Vec<String>) {
         let mut removed = Vec::new();
         let _ = rustix::fs::fchmod(&self.fd, Mode::from_raw_mode(self.mode));
@@ -132,7 +134,12 @@ impl Folder {
                 let mode = (wanted != mode).then_some(wanted);
                 fix_at(item.dir, item.name, item.path, mode, kept);
                 let is_dir = FileType::from_raw_mode(item.stat.st_mode) == FileType::Directory;
-                if is_dir && item.depth >= tree::MAX_DEPTH {
+                // Past the depth no walk looks into, or where no name inside
+                // could be a path of the store's (each costs the app its path's
+                // length, in every list it takes part in).
+                let beyond = item.depth >= tree::MAX_DEPTH
+                    || item.path.len() + 2 > crate::path::MAX_PATH_BYTES;
+                if is_dir && beyond {
                     if folder::remove_in_walk(item.dir, item.name).is_ok() {
                         removed.push(item.path.to_string());
                     }
