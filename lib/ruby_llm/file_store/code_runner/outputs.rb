@@ -113,15 +113,19 @@ module RubyLLM
 
           gone = (oversized + over_budget + over_count + unseen_dropped).to_set
           new_files = after.paths.reject { |path| before.size(path) || gone.include?(path) }
-          fresh = entries.to_set
-          needed = new_files.flat_map { |path| ancestors(path) }.uniq.select { |path| fresh.include?(path) }
+          needed = new_folders_above(new_files, entries.to_set)
           left = @files - new_files.size - needed.size
-          (entries - needed).sort.drop([left, 0].max)
+          entries.reject { |path| needed.include?(path) }.sort.drop([left, 0].max)
         end
 
-        def ancestors(path)
-          parts = path.split('/')[0...-1]
-          parts.each_index.map { |i| parts[0..i].join('/') }
+        # The new folders on the way to +paths+, each made once: from each path up,
+        # to the first folder that is not new or is already counted (every prefix
+        # of every path, as strings, would cost the app the square of their depth).
+        def new_folders_above(paths, fresh)
+          paths.each_with_object(Set.new) do |path, needed|
+            folder = File.dirname(path)
+            folder = File.dirname(folder) while folder != '.' && fresh.include?(folder) && needed.add?(folder)
+          end
         end
 
         # Sorts the listable files by max_file_size and the budget.
