@@ -4,12 +4,12 @@
 //! set or remove, so the run, whose uid owns the folder meanwhile, can neither
 //! forge nor drop it. It is set before the folder changes hands and removed once
 //! the folder is given back; an app killed in between leaves it, and the next
-//! open of the store, or the next run in the folder, gives everything back before
-//! anything else.
+//! open of the store (when no run holds the store's lock) or the next run in the
+//! folder gives everything back before anything else.
 
 use std::os::fd::BorrowedFd;
 
-use rustix::fs::{AtFlags, Gid, Mode, Uid, XattrFlags};
+use rustix::fs::{AtFlags, FlockOperation, Gid, Mode, OFlags, Uid, XattrFlags};
 
 use crate::tree::{self, Descend, Gaps};
 
@@ -89,6 +89,19 @@ pub fn reclaim(fd: BorrowedFd<'_>) -> Option<Owner> {
     Some(owner)
 }
 
+/// [`reclaim`] for an open of the store, which may find the folder lent by a run
+/// that is going on in another process: only when no one holds the store's lock
+/// (`flock` on the folder, which a workspace run holds for its length and a
+/// killed app's death lets go).
+pub fn reclaim_unless_held(fd: BorrowedFd<'_>) -> Option<Owner> {
+    recorded(fd)?;
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let own = rustix::fs::openat(fd, ".", flags, Mode::empty()).ok()?;
+    rustix::fs::flock(&own, FlockOperation::NonBlockingLockExclusive).ok()?;
+    // The lock goes with `own`.
+    reclaim(fd)
+}
+
 fn as_uid(uid: u32) -> Uid {
     // SAFETY: any number names a uid; the kernel checks the call.
     unsafe { Uid::from_raw(uid) }
@@ -137,5 +150,29 @@ mod tests {
         );
         assert_eq!(recorded(fd.as_fd()), None);
         assert_eq!(reclaim(fd.as_fd()), None);
+    }
+
+    #[test]
+    fn an_open_leaves_a_folder_lent_by_a_run_that_holds_the_lock() {
+        if !rustix::process::geteuid().is_root() {
+            eprintln!("only root lends a folder: nothing to check");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let fd = rustix::fs::open(dir.path(), tree::DIR_FLAGS, Mode::empty()).unwrap();
+        let owner = Owner {
+            uid: 0,
+            gid: 0,
+            mode: 0o700,
+        };
+        assert!(record(fd.as_fd(), owner));
+        chown_all(fd.as_fd(), 65534, 65534);
+        let held = rustix::fs::open(dir.path(), tree::DIR_FLAGS, Mode::empty()).unwrap();
+        rustix::fs::flock(&held, FlockOperation::LockExclusive).unwrap();
+        assert_eq!(reclaim_unless_held(fd.as_fd()), None);
+        assert_eq!(std::fs::metadata(dir.path()).unwrap().uid(), 65534);
+        drop(held);
+        assert_eq!(reclaim_unless_held(fd.as_fd()), Some(owner));
+        assert_eq!(std::fs::metadata(dir.path()).unwrap().uid(), 0);
     }
 }

@@ -73,6 +73,19 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
     end
   end
 
+  describe 'a root app opening its store while a run of another thread or process has the folder lent' do
+    it 'leaves the folder lent until the run ends: the run goes on writing' do
+      skip "only a root app lends its folder to the run's uid; this one runs as uid #{Process.uid}" unless root
+      marker = "2.#{rand(1_000_000)}"
+      thread = Thread.new { run("echo a > a.txt; sleep #{marker}; echo b > b.txt; echo done") }
+      Timeout.timeout(10) { sleep 0.05 until sleeping?(marker) }
+      RubyLLM.file_store.directory(store.local_root)
+      result = thread.value
+      expect(result.stdout).to eq("done\n")
+      expect(%w[a.txt b.txt].map { |name| store.exist?(name) }).to eq([true, true])
+    end
+  end
+
   describe "the sandbox check's folder" do
     it 'is not a name another user can take first: folders made at the names it once used change nothing' do
       taken = (0..20).map { |n| File.join(Dir.tmpdir, "ruby_llm_check_#{Process.pid}_#{n}") }
