@@ -390,6 +390,41 @@ mod tests {
     }
 
     #[test]
+    fn repair_removes_folders_past_the_walks_depth_or_the_longest_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut fd = rustix::fs::open(dir.path(), DIR_FLAGS, Mode::empty()).unwrap();
+        for _ in 0..140 {
+            rustix::fs::mkdirat(&fd, "d", Mode::from_raw_mode(0o755)).unwrap();
+            fd = rustix::fs::openat(&fd, "d", DIR_FLAGS, Mode::empty()).unwrap();
+        }
+        let long = "x".repeat(250);
+        let mut fd = rustix::fs::open(dir.path(), DIR_FLAGS, Mode::empty()).unwrap();
+        for _ in 0..20 {
+            rustix::fs::mkdirat(&fd, long.as_str(), Mode::from_raw_mode(0o755)).unwrap();
+            fd = rustix::fs::openat(&fd, long.as_str(), DIR_FLAGS, Mode::empty()).unwrap();
+        }
+        let (gaps, removed) = Folder::open(dir.path()).unwrap().repair(&Kept::default());
+        assert!(gaps.is_empty(), "{gaps:?}");
+        let mut depths = Vec::new();
+        let walked = tree::walk(
+            Folder::open(dir.path()).unwrap().fd.as_fd(),
+            |item| {
+                depths.push((item.depth, item.path.len()));
+                Descend::Yes
+            },
+            |_, _| {},
+        );
+        assert!(walked.unwrap().is_empty());
+        assert_eq!(removed.len(), 2, "{removed:?}");
+        assert_eq!(
+            depths.iter().map(|(d, _)| *d).max(),
+            Some(tree::MAX_DEPTH - 1)
+        );
+        let longest = depths.iter().map(|(_, len)| *len).max().unwrap();
+        assert!(longest + 2 <= crate::path::MAX_PATH_BYTES, "{longest}");
+    }
+
+    #[test]
     fn repair_never_follows_a_link() {
         let dir = tempfile::tempdir().unwrap();
         let outside = tempfile::tempdir().unwrap();
