@@ -69,6 +69,9 @@ impl Root {
             Mode::empty(),
         )
         .map_err(|e| Error::io(&shown, e))?;
+        // A root app killed mid-run left the folder lent to the run's uid: given
+        // back before anything else, unless a run going on holds it.
+        crate::lent::reclaim_unless_held(fd.as_fd());
         if let Ok(copy) = rustix::io::fcntl_dupfd_cloexec(&fd, 0) {
             leftovers::sweep_once_in_background(copy);
         }

@@ -8,8 +8,9 @@ pub enum Error {
     /// A name that is not a path inside the store (empty, `.` or `..` parts, control characters).
     #[error("{0:?} is not a path inside the chat's files")]
     InvalidPath(String),
-    /// A path longer than file systems take: over 4,096 bytes, or a part over 255.
-    #[error("{0} is too long for a path: at most 4096 bytes, and 255 for each part")]
+    /// A path longer than file systems take (over 4,096 bytes, or a part over 255),
+    /// or deeper than a walk looks (over 128 parts).
+    #[error("{0} is too long for a path: at most 4096 bytes, 255 for each part and 128 parts")]
     PathTooLong(String),
     /// No file at the path.
     #[error("No file at {0}")]

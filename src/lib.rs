@@ -11,6 +11,7 @@ pub mod convert;
 pub mod dir;
 pub mod edit;
 pub mod error;
+pub mod lent;
 pub mod path;
 pub mod run;
 pub mod search;

@@ -7,7 +7,9 @@ use crate::error::{Error, Result};
 /// leading `./` or `/` and repeated slashes removed.
 ///
 /// Refuses an empty name, `.` or `..` parts after the leading ones, and control
-/// characters (U+0000 to U+001F), which no file name a person types contains.
+/// characters (U+0000 to U+001F), which no file name a person types contains; and
+/// as too long, a path over `MAX_PATH_BYTES`, a part over `MAX_PART_BYTES`, or more
+/// than `tree::MAX_DEPTH` parts.
 pub fn normalize(name: &str) -> Result<String> {
     if name.len() > MAX_PATH_BYTES
         || name
@@ -25,6 +27,11 @@ pub fn normalize(name: &str) -> Result<String> {
         || name.chars().any(|c| (c as u32) < 0x20);
     if refused {
         return Err(Error::InvalidPath(name.to_string()));
+    }
+    // The depth past which no walk looks, and past which a run's repair removes
+    // what it finds: the store keeps to the same rule.
+    if parts.len() > crate::tree::MAX_DEPTH {
+        return Err(Error::PathTooLong(brief(name)));
     }
     Ok(parts.join("/"))
 }
@@ -129,6 +136,14 @@ mod tests {
                 .to_string()
                 .ends_with("is not a path inside the chat's files"));
         }
+    }
+
+    #[test]
+    fn refuses_paths_deeper_than_a_walk_looks() {
+        let deepest = vec!["d"; crate::tree::MAX_DEPTH].join("/");
+        assert_eq!(normalize(&deepest).unwrap(), deepest);
+        let deeper = format!("{deepest}/f");
+        assert!(matches!(normalize(&deeper), Err(Error::PathTooLong(_))));
     }
 
     #[test]

@@ -53,7 +53,7 @@ RSpec.describe 'The code sandbox against changes hidden or faked', if: ENV.fetch
       expect(result.changed).to eq(['real.csv'])
       expect(result.created).to be_empty
       expect(written).to eq(['real.csv'])
-      expect(result.to_s).to include('Changed: real.csv')
+      expect(result.to_s).to include('Changed: "real.csv"')
       expect(result.to_s).not_to include('same.csv')
     end
 
@@ -92,6 +92,49 @@ RSpec.describe 'The code sandbox against changes hidden or faked', if: ENV.fetch
       expect(result.stdout).to eq("set 4\n")
       expect(listed.values).to all(be_empty)
       expect(result.changed).to be_empty
+    end
+  end
+
+  describe "the store's own user.ruby_llm.* attributes" do
+    it 'keep their content types through a run: one the run forged goes, one it changed or removed is set back' do
+      store.write('notes.md', "# x\n", content_type: 'text/x-custom')
+      store.write('table.txt', "a,b\n", content_type: 'text/csv')
+      store.write('plain.txt', 'x')
+      result = python(<<~PY)
+        import os
+        done = []
+        for path, value in (('table.txt', b'text/html'), ('plain.txt', b'application/x-run')):
+            try:
+                os.setxattr(path, 'user.ruby_llm.content_type', value)
+                done.append(path)
+            except OSError as e:
+                print(path, e)
+        os.removexattr('notes.md', 'user.ruby_llm.content_type')
+        print('set', len(done))
+      PY
+      skip "this file system takes no user.* attributes (#{result.stdout.strip})" if result.stdout.include?('set 0')
+      expect(result.stdout).to end_with("set 2\n")
+      expect(%w[notes.md table.txt plain.txt].map { |path| store[path].content_type })
+        .to eq(%w[text/x-custom text/csv text/plain])
+      expect(store.list.map(&:content_type)).to eq(%w[text/x-custom text/plain text/csv])
+      expect(result.changed).to be_empty
+    end
+  end
+
+  describe 'inode flags a run sets (chattr)' do
+    it 'are cleared after the run, hidden names and the folder itself included, and the file is not changed' do
+      store.write('kept.txt', 'x')
+      result = runner.run(language: 'shell', code: <<~SH)
+        mkdir .cache && echo y > .cache/f && echo z > made.txt
+        chattr +S +A +d kept.txt .cache .cache/f made.txt . 2>&1; echo "chattr $?"
+      SH
+      skip "this file system takes no inode flags (#{result.stdout.strip})" unless result.stdout.end_with?("chattr 0\n")
+      flags = %w[kept.txt .cache .cache/f made.txt .].to_h do |path|
+        [path, IO.popen(['lsattr', '-d', File.join(store.local_root, path)], &:read).split.first.delete('-e')]
+      end
+      expect(flags).to eq(%w[kept.txt .cache .cache/f made.txt .].to_h { |path| [path, ''] })
+      expect(result.changed).to be_empty
+      expect(result.created).to eq(['made.txt'])
     end
   end
 

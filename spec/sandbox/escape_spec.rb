@@ -171,6 +171,25 @@ RSpec.describe 'The code sandbox under attack', if: ENV.fetch('RUBY_LLM_SANDBOX_
       expect(result.stdout.scan('held').size).to be < 5
     end
 
+    it 'holds memory files (memfd_create) to memory_bytes: a cgroup charges them, or there are none' do
+      result = python(<<~PY)
+        import os
+        held = 0
+        try:
+            for i in range(4):
+                fd = os.memfd_create('m%d' % i)
+                for _ in range(256):
+                    held += os.write(fd, b'x' * (1 << 20))
+                    if held % (32 << 20) == 0:
+                        print('held', held, flush=True)
+        except OSError as e:
+            print('refused', e.errno, flush=True)
+      PY
+      held = result.stdout.scan(/^held (\d+)/).flatten.map(&:to_i).max.to_i
+      expect(held).to be <= 512 << 20
+      expect(result.stdout).to include("refused #{Errno::ENOSYS::Errno}") unless memory_limited?
+    end
+
     it "fills the sandbox's /tmp only to tmp_bytes" do
       result = run('head -c 100000000 /dev/zero > /tmp/fill; echo $?; du -k /tmp/fill | cut -f1')
       status, kilobytes = result.stdout.split.map(&:to_i)
@@ -201,6 +220,27 @@ RSpec.describe 'The code sandbox under attack', if: ENV.fetch('RUBY_LLM_SANDBOX_
       sleep 4
       expect(Dir.children(store.local_root).grep(/late/)).to be_empty
       expect(`ps -eo args`.lines.grep(/^sleep 3$/)).to be_empty
+    end
+
+    # A store whose every read and write takes half a second, as a remote one may.
+    let(:slow) do
+      Class.new(RubyLLM::FileStore::Memory) do
+        def read(path) = sleep(0.5).then { super }
+        def write(path, content, **options) = sleep(0.5).then { super }
+      end.new
+    end
+
+    it 'holds for the whole call in copy mode: copying in and saving back come out of it' do
+      4.times { |i| slow.write("in#{i}.txt", 'x') }
+      runner = RubyLLM::FileStore::CodeRunner.new(slow, shell: true, timeout: 3)
+      started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      result = runner.run(language: 'shell', code: 'for i in 1 2 3 4 5 6; do echo x > out$i.txt; done; sleep 30',
+                          files: %w[in0.txt in1.txt in2.txt in3.txt])
+      took = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
+      expect(result).to be_timed_out
+      # Copying in took 2 s of the 3; saving back stops at the end of them, one write past it at most.
+      expect(took).to be < 3 + 0.5 + 0.5
+      expect(result.to_s).to match(/more files the run wrote were not saved: the run's \d+ s were up/)
     end
   end
 
@@ -242,8 +282,9 @@ RSpec.describe 'The code sandbox under attack', if: ENV.fetch('RUBY_LLM_SANDBOX_
       result = python("open('good.txt', 'w').write('x'); open('bad\\nname.txt', 'w').write('x')\n" \
                       "open('back\\\\slash.txt', 'w').write('x'); open(b'caf\\xe9.txt', 'w').write('x')\nprint('out')")
       text = result.to_s
-      expect(text).to include("stdout:\nout").and include('Created: good.txt')
-      expect(text).to include('"bad\nname.txt"').and include('"back\\\\slash.txt"').and include("caf\uFFFD.txt")
+      expect(stream_in(text)).to eq('out')
+      expect(text).to include('Created: "good.txt"')
+      expect(text).to include('"bad\\nname.txt"').and include('"back\\\\slash.txt"').and include("caf\uFFFD.txt")
       expect(written).to eq(%w[good.txt])
     end
 
@@ -257,7 +298,7 @@ RSpec.describe 'The code sandbox under attack', if: ENV.fetch('RUBY_LLM_SANDBOX_
     it 'applies max_file_size to what a run writes in workspace mode too, without keeping it' do
       store.max_file_size = 1000
       result = run('head -c 5000 /dev/zero > big.bin; echo small > small.txt')
-      expect(result.to_s).to include('Created: small.txt').and include('"big.bin"')
+      expect(result.to_s).to include('Created: "small.txt"').and include('"big.bin"')
       expect(store.exist?('big.bin')).to be(false)
     end
 
@@ -265,7 +306,7 @@ RSpec.describe 'The code sandbox under attack', if: ENV.fetch('RUBY_LLM_SANDBOX_
       memory = RubyLLM.file_store.memory(max_file_size: 1000)
       copy = RubyLLM::FileStore::CodeRunner.new(memory, shell: true, timeout: 10)
       result = copy.run(language: 'shell', code: 'head -c 5000 /dev/zero > big.bin; echo small > small.txt')
-      expect(result.to_s).to include('Created: small.txt').and include('"big.bin"')
+      expect(result.to_s).to include('Created: "small.txt"').and include('"big.bin"')
       expect(memory.exist?('big.bin')).to be(false)
     end
   end

@@ -42,6 +42,60 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
     saved ? ENV['TMPDIR'] = saved : ENV.delete('TMPDIR')
   end
 
+  # Whether a process of the host runs `sleep +marker+`.
+  def sleeping?(marker)
+    Dir.glob('/proc/[0-9]*/cmdline').any? do |file|
+      File.read(file) == "sleep\0#{marker}\0"
+    rescue SystemCallError
+      false
+    end
+  end
+
+  describe 'a root app killed mid-run, while its folder is lent to the run' do
+    it "leaves a store that the next open gives back to its owner, with the folder's mode" do
+      skip "only a root app lends its folder to the run's uid; this one runs as uid #{Process.uid}" unless root
+      store.write('report.txt', 'x')
+      File.chmod(0o750, store.local_root)
+      marker = "32.#{rand(1_000_000)}"
+      app = fork do
+        run("mkdir made; sleep #{marker}")
+        exit!
+      end
+      Timeout.timeout(10) { sleep 0.05 until sleeping?(marker) }
+      Process.kill(:KILL, app)
+      Process.wait(app)
+      Timeout.timeout(10) { sleep 0.05 while sleeping?(marker) }
+      RubyLLM.file_store.directory(store.local_root)
+      owners = everything(store.local_root).transform_values { |stat| [stat.uid, stat.gid] }
+      expect(owners.keys).to include('report.txt', 'made')
+      expect(owners.values.uniq).to eq([[0, 0]])
+      expect(File.stat(store.local_root).then { |stat| [stat.uid, stat.mode & 0o7777] }).to eq([0, 0o750])
+    end
+  end
+
+  describe 'a root app opening its store while a run of another thread or process has the folder lent' do
+    it 'leaves the folder lent until the run ends: the run goes on writing' do
+      skip "only a root app lends its folder to the run's uid; this one runs as uid #{Process.uid}" unless root
+      marker = "2.#{rand(1_000_000)}"
+      thread = Thread.new { run("echo a > a.txt; sleep #{marker}; echo b > b.txt; echo done") }
+      Timeout.timeout(10) { sleep 0.05 until sleeping?(marker) }
+      RubyLLM.file_store.directory(store.local_root)
+      result = thread.value
+      expect(result.stdout).to eq("done\n")
+      expect(%w[a.txt b.txt].map { |name| store.exist?(name) }).to eq([true, true])
+    end
+  end
+
+  describe "the sandbox check's folder" do
+    it 'is not a name another user can take first: folders made at the names it once used change nothing' do
+      taken = (0..20).map { |n| File.join(Dir.tmpdir, "ruby_llm_check_#{Process.pid}_#{n}") }
+      taken.each { |dir| FileUtils.mkdir_p(dir) }
+      expect(RubyLLM::FileStore::Native.sandbox_problem).to be_nil
+    ensure
+      taken&.each { |dir| FileUtils.rm_rf(dir) }
+    end
+  end
+
   describe 'a setuid binary left in the workspace' do
     it 'is refused by the kernel, and no file the run made keeps S_ISUID or S_ISGID, hidden ones included' do
       code = <<~SH
@@ -71,6 +125,32 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
   end
 
   describe 'the system calls a run may not make' do
+    it "takes no host-wide slot for the run's length: io_setup, io_submit and inotify fail, /dev/ptmx opens no pty" do
+      result = python(<<~PY)
+        import ctypes, os
+        libc = ctypes.CDLL(None, use_errno=True)
+        def call(*args):
+            ctypes.set_errno(0)
+            rc = libc.syscall(*args)
+            return rc, ctypes.get_errno()
+        ctx = ctypes.c_ulong(0)
+        print('io_setup', *call(206, 1, ctypes.byref(ctx)))
+        print('io_submit', *call(209, 0, 0, 0))
+        print('inotify_init1', *call(294, 0))
+        print('inotify_init', *call(253))
+        try:
+            os.open('/dev/ptmx', os.O_RDWR | os.O_NOCTTY)
+            print('ptmx opened')
+        except OSError as e:
+            print('ptmx', e.errno)
+      PY
+      calls = result.stdout.lines.to_h { |line| line.split.then { |name, *rest| [name, rest] } }
+      expect(calls.slice('io_setup', 'io_submit', 'inotify_init1', 'inotify_init').values)
+        .to all(eq(['-1', Errno::ENOSYS::Errno.to_s]))
+      expect(calls).to include('ptmx')
+      expect(calls).not_to include('ptmx opened')
+    end
+
     it 'shows a seccomp filter, and keyctl, add_key, request_key, io_uring, bpf, perf_event_open, ' \
        'userfaultfd, ptrace, mount, umount, setns, unshare of a namespace, setuid modes and TIOCSTI all fail' do
       result = python(<<~PY)
@@ -131,13 +211,64 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
       expect(store.list('w').size).to eq(1100)
     end
 
-    it 'through a deep chain: 300 levels of folders are a note, and break neither later runs nor list_files' do
+    it 'through a deep chain: 300 levels of folders go past 128, with a note, and break neither later runs ' \
+       'nor list_files' do
       first = python("import os\nos.makedirs('/'.join(['d'] * 300))\nopen('/'.join(['d'] * 300) + '/f', 'w').close()\n" \
                      "open('top.txt', 'w').close()")
-      expect(first.to_s).to include('Created: top.txt')
-      expect(first.to_s).to match(%r{more than 128 levels down were not looked into: "(d/)+"… \(128 levels\)})
+      expect(first.to_s).to include('Created: "top.txt"')
+      expect(first.to_s).to include('Folders 128 levels down, or with paths longer than the chat\'s files take ' \
+                                    '(4096 bytes), were removed with all in them, out of reach of every limit: ' \
+                                    '"d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/d/"… (128 levels).')
       expect(run('echo again').stdout).to eq("again\n")
-      expect(store.list.map(&:path)).to contain_exactly('top.txt', "#{(['d'] * 300).join('/')}/f")
+      expect(store.list.map(&:path)).to contain_exactly('top.txt')
+    end
+
+    # Kilobytes in /proc/self/status's +field+.
+    def status_kb(field) = File.read('/proc/self/status')[/^#{field}:\s+(\d+)/, 1].to_i
+
+    it 'through chains of folders with long names: nothing past the longest path stays, and the app stays small' do
+      # Resets the peak of this process's resident memory (VmHWM) to what it holds now.
+      File.write('/proc/self/clear_refs', '5')
+      before = status_kb('VmRSS')
+      result = python(<<~PY)
+        import os
+        for chain in range(100):
+            fd = os.open('.', os.O_RDONLY)
+            for level in range(120):
+                name = 'c%03d%03d' % (chain, level) + 'x' * 244
+                os.mkdir(name, dir_fd=fd)
+                below = os.open(name, os.O_RDONLY, dir_fd=fd)
+                os.close(fd)
+                fd = below
+            os.close(fd)
+        print('made')
+      PY
+      grown = status_kb('VmHWM') - before
+      expect(result.stdout).to eq("made\n")
+      expect(result.to_s).to include('with paths longer than the chat\'s files take (4096 bytes), were removed')
+      deepest = everything(store.local_root).keys.map(&:bytesize).max
+      expect(deepest).to be <= 4096
+      # 12,000 folders of paths up to 30 KB once cost the app 584 MB to look at.
+      expect(grown).to be < 64 << 10
+    end
+
+    it 'through what lies past the walk: big files, a 0777 folder and a 0666 file 130 levels down do not stay' do
+      first = python(<<~PY)
+        import os
+        deep = '/'.join(['d'] * 130)
+        os.makedirs(deep)
+        for i in range(4):
+            open(f'{deep}/big{i}', 'wb').truncate(200 << 20)
+        open(f'{deep}/w', 'w').close()
+        os.chmod(f'{deep}/w', 0o666)
+        os.chmod(deep, 0o777)
+        open('top.txt', 'w').close()
+      PY
+      expect(first.to_s).to include('Folders 128 levels down, or with paths longer')
+      found = everything(store.local_root)
+      expect(found.keys.map { |path| path.count('/') + 1 }.max).to be <= 128
+      expect(found.reject { |_, stat| stat.symlink? || (stat.mode & 0o022).zero? }.keys).to be_empty
+      expect(store.list.map(&:path)).to eq(['top.txt'])
     end
 
     it 'through chmod 0 on the workspace and on a folder in it' do
@@ -214,11 +345,34 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
     end
 
     # Whether a process of the host runs `sleep marker`.
-    def sleeping?(marker)
-      Dir.glob('/proc/[0-9]*/cmdline').any? do |file|
-        File.read(file) == "sleep\0#{marker}\0"
-      rescue SystemCallError
-        false
+    # The run cgroups named for the process +pid+ below this process's own.
+    def run_cgroups(pid)
+      File.readlines('/proc/self/cgroup').flat_map do |line|
+        _, controllers, path = line.chomp.split(':', 3)
+        roots = if controllers.empty?
+                  %w[/sys/fs/cgroup /sys/fs/cgroup/unified]
+                else
+                  controllers.split(',').map { |c| "/sys/fs/cgroup/#{c}" }
+                end
+        roots.flat_map { |root| Dir.glob(File.join(root, path, "ruby_llm_run_#{pid}_*")) }
+      end.uniq
+    end
+
+    it 'left by an app killed mid-run go at the next run, and its cgroups with them' do
+      with_own_tmpdir do |own|
+        marker = "33.#{rand(1_000_000)}"
+        app = fork do
+          copy_runner.run(language: 'shell', code: "sleep #{marker}")
+          exit!
+        end
+        Timeout.timeout(10) { sleep 0.05 until sleeping?(marker) }
+        Process.kill(:KILL, app)
+        Process.wait(app)
+        Timeout.timeout(10) { sleep 0.05 while sleeping?(marker) }
+        expect(Dir.children(own).grep(/\Aruby_llm_run/).size).to eq(1)
+        copy_runner.run(language: 'shell', code: 'true')
+        expect(Dir.children(own).grep(/\Aruby_llm_run/)).to be_empty
+        expect(run_cgroups(app)).to be_empty
       end
     end
 

@@ -48,6 +48,23 @@ RSpec.describe 'The code sandbox against what a run leaves for others', if: ENV.
     end
   end
 
+  describe 'files under hidden names, run after run' do
+    let(:limits) { { save_files: 50, save_bytes: 60 << 20 } }
+
+    it 'count against save_files and save_bytes with those the folder already holds: six runs pile up nothing' do
+      store.write('notes.txt', 'kept')
+      results = Array.new(6) do |i|
+        run("mkdir -p .h; for n in $(seq 30); do : > .h/r#{i}_$n; done; truncate -s 25M .h/big#{i}; echo ok")
+      end
+      expect(results.map(&:stdout).uniq).to eq(["ok\n"])
+      hidden = everything.select { |path, stat| stat.file? && path.start_with?('.h/') }
+      expect(hidden.size).to be <= 50
+      expect(hidden.values.sum(&:size)).to be <= 60 << 20
+      expect(store.read('notes.txt')).to eq('kept')
+      expect(results.last.to_s).to include('so removed')
+    end
+  end
+
   describe 'a huge number of small files' do
     let(:limits) { { save_files: 50 } }
 

@@ -57,6 +57,7 @@ impl Groups {
         let quota = (cpu_percent.max(1) * CPU_PERIOD_US / 100).max(1000);
         let mem = memory.to_string();
         for (base, kind) in bases() {
+            remove_left_by_the_dead(&base);
             let v2 = kind == Kind::Unified;
             let pids = [("pids.max", processes.to_string())];
             let memory_files: Vec<(&str, String)> = if v2 {
@@ -140,6 +141,33 @@ impl Groups {
                 return;
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+}
+
+/// Removes the run cgroups in `base` that an app killed mid-run left: those
+/// named for a process that is gone. Each costs the host a cgroup for good
+/// otherwise. Only an empty one goes (rmdir refuses the others), and nothing in
+/// one is killed: a process of another PID namespace, which this one cannot see,
+/// may share `base`, and its runs are its own. A killed app's runs are gone
+/// already, its bubblewrap having died with it.
+fn remove_left_by_the_dead(base: &Path) {
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    let own = std::process::id();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("ruby_llm_run_"))
+            .and_then(|rest| rest.split('_').next())
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != own && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir(entry.path());
         }
     }
 }

@@ -50,8 +50,30 @@ pub fn remove(dir: &Path) -> Result<()> {
     .map_err(|e| Error::io(&shown, e))
 }
 
+/// Levels a removal from within a walk descends before it moves a folder up:
+/// the walk already holds a descriptor for each of its own levels.
+const WITHIN_WALK_DEPTH: usize = 16;
+
 /// Removes `name` in `parent`, a folder with all below it or anything else.
 fn remove_at(parent: BorrowedFd<'_>, name: &CString) -> std::result::Result<(), Errno> {
+    remove_within(parent, name, MAX_DEPTH)
+}
+
+/// [`remove_at`] for a walk at its deepest, which holds `MAX_DEPTH` descriptors
+/// already: at most `WITHIN_WALK_DEPTH` more.
+pub(super) fn remove_in_walk(
+    parent: BorrowedFd<'_>,
+    name: &CString,
+) -> std::result::Result<(), Errno> {
+    remove_within(parent, name, WITHIN_WALK_DEPTH)
+}
+
+/// Removes `name` in `parent`, holding at most `depth` descriptors below it.
+fn remove_within(
+    parent: BorrowedFd<'_>,
+    name: &CString,
+    depth: usize,
+) -> std::result::Result<(), Errno> {
     let root = match open_dir(parent, name) {
         Ok(fd) => fd,
         Err(Errno::NOENT) => return Ok(()),
@@ -63,7 +85,7 @@ fn remove_at(parent: BorrowedFd<'_>, name: &CString) -> std::result::Result<(), 
     // Folders deeper than MAX_DEPTH are moved up into the root, and the emptying
     // starts again, until nothing was moved.
     let mut moved = 0u64;
-    while empty(root.as_fd(), &mut moved)? {}
+    while empty(root.as_fd(), &mut moved, depth)? {}
     rustix::fs::unlinkat(parent, name, AtFlags::REMOVEDIR)
 }
 
@@ -78,9 +100,13 @@ fn open_dir(parent: BorrowedFd<'_>, name: &CString) -> std::result::Result<Owned
     }
 }
 
-/// Removes everything below `root` down to MAX_DEPTH; returns whether a deeper
+/// Removes everything below `root` down to `max_depth`; returns whether a deeper
 /// folder was moved up into `root` instead, to be emptied on the next pass.
-fn empty(root: BorrowedFd<'_>, moved: &mut u64) -> std::result::Result<bool, Errno> {
+fn empty(
+    root: BorrowedFd<'_>,
+    moved: &mut u64,
+    max_depth: usize,
+) -> std::result::Result<bool, Errno> {
     let mut again = false;
     // (folder, its name in the folder above, names left in it)
     let first = rustix::fs::openat(root, ".", DIR_FLAGS, Mode::empty())?;
@@ -105,7 +131,7 @@ fn empty(root: BorrowedFd<'_>, moved: &mut u64) -> std::result::Result<bool, Err
             rustix::fs::unlinkat(fd.as_fd(), &name, AtFlags::empty())?;
             continue;
         }
-        if depth >= MAX_DEPTH {
+        if depth >= max_depth {
             *moved += 1;
             let fresh = CString::new(format!(".ruby_llm_deep_{moved}")).expect("no NUL");
             rustix::fs::renameat(fd.as_fd(), &name, root, &fresh)?;

@@ -10,6 +10,7 @@
 mod cgroup;
 pub mod folder;
 mod limits;
+mod marks;
 pub mod mounts;
 mod output;
 mod owner;
@@ -35,12 +36,10 @@ pub use spec::Spec;
 /// Why bubblewrap cannot run here, or `None` when it can: runs `true` inside it,
 /// in a folder of its own, as a run would.
 pub fn sandbox_problem() -> Option<String> {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("ruby_llm_check_{}_{n}", std::process::id()));
-    if let Err(e) = std::fs::create_dir(&dir) {
-        return Some(format!("cannot make a folder to try bubblewrap in: {e}"));
-    }
+    let dir = match check_folder() {
+        Ok(dir) => dir,
+        Err(e) => return Some(format!("cannot make a folder to try bubblewrap in: {e}")),
+    };
     let spec = Spec {
         argv: vec!["true".to_string()],
         dir: dir.clone(),
@@ -61,6 +60,25 @@ pub fn sandbox_problem() -> Option<String> {
             out.stderr.trim()
         )),
     }
+}
+
+/// A new folder of a name no one could take first (`mkdtemp`), in the temporary
+/// folder, where another user of the host may make names of their own.
+fn check_folder() -> std::io::Result<std::path::PathBuf> {
+    use std::os::unix::ffi::OsStringExt;
+    let mut template = std::env::temp_dir()
+        .join("ruby_llm_check_XXXXXX")
+        .into_os_string()
+        .into_vec();
+    template.push(0);
+    // SAFETY: a NUL-terminated buffer of ours, which mkdtemp fills in place.
+    if unsafe { libc::mkdtemp(template.as_mut_ptr().cast()) }.is_null() {
+        return Err(std::io::Error::last_os_error());
+    }
+    template.pop();
+    Ok(std::path::PathBuf::from(std::ffi::OsString::from_vec(
+        template,
+    )))
 }
 
 /// How a run ended and what it printed.
@@ -121,8 +139,12 @@ pub fn command(language: &str, interpreter: Option<&str>, code: &str) -> Result<
     ])
 }
 
-/// Runs `spec` to the end, or until its timeout, and returns what happened.
+/// Runs `spec` to the end, or until its timeout, and returns what happened. The
+/// timeout counts from this call: what comes before the run (giving a root
+/// app's folder back after a killed app, lending it, looking at it) comes out
+/// of the run's time.
 pub fn run(spec: &Spec) -> Result<Outcome> {
+    let called = Instant::now();
     if spec.argv.is_empty() {
         return Err(Error::InvalidArgument("the command is empty".to_string()));
     }
@@ -135,7 +157,7 @@ pub fn run(spec: &Spec) -> Result<Outcome> {
         .enable_all()
         .build()
         .map_err(|e| Error::Sandbox(format!("cannot start the runner: {e}")))?;
-    runtime.block_on(run_async(spec, folder, private))
+    runtime.block_on(run_async(spec, folder, private, called))
 }
 
 /// Takes a snapshot of `folder` with the digests `digests` asks for, noting what
@@ -183,6 +205,22 @@ fn note_gaps(gaps: &Gaps, notes: &mut Vec<String>) {
     );
 }
 
+/// The note on the folders too deep or too long that the repair removed.
+fn note_too_deep(removed: &[String], notes: &mut Vec<String>) {
+    if let Some(first) = removed.first() {
+        let more = match removed.len() - 1 {
+            0 => String::new(),
+            more => format!(" and {more} more"),
+        };
+        notes.push(format!(
+            "Folders {MAX_DEPTH} levels down, or with paths longer than the chat's files take \
+             ({} bytes), were removed with all in them, out of reach of every limit: {}{more}.",
+            crate::path::MAX_PATH_BYTES,
+            shorten(first)
+        ));
+    }
+}
+
 /// A path for a note: a long one cut to its start and its count of levels.
 fn shorten(path: &str) -> String {
     const SHOWN: usize = 60;
@@ -200,12 +238,13 @@ async fn run_async(
     spec: &Spec,
     folder: owner::Folder,
     private: Option<std::sync::Arc<private::PrivateTmpfs>>,
+    called: Instant,
 ) -> Result<Outcome> {
     let limits = spec.limits;
     let mut notes = Vec::new();
     let groups = cgroup::Groups::create(limits.processes, limits.memory_bytes, limits.cpu_percent);
     let wrapped = if spec.sandbox {
-        Some(sandbox::wrap(spec)?)
+        Some(sandbox::wrap(spec, groups.memory)?)
     } else {
         None
     };
@@ -220,6 +259,8 @@ async fn run_async(
     if let Some(lent) = &lent {
         note_gaps(&lent.gaps, &mut notes);
     }
+    // The store's own attributes, which the repair keeps only as they are now.
+    let kept = marks::Kept::record(folder.fd.as_fd());
     let before = look(&folder, Digests::Budget(limits.digest_bytes), &mut notes);
     let mut command = tokio::process::Command::new(&argv[0]);
     command
@@ -269,7 +310,8 @@ async fn run_async(
     let stdout = output::capture(child.stdout.take(), limits.output_bytes);
     let stderr = output::capture(child.stderr.take(), limits.output_bytes);
 
-    let (status, timed_out) = match tokio::time::timeout(limits.timeout, child.wait()).await {
+    let left = limits.timeout.saturating_sub(called.elapsed());
+    let (status, timed_out) = match tokio::time::timeout(left, child.wait()).await {
         Ok(status) => (status, false),
         Err(_) => {
             kill_all(group, &groups);
@@ -288,7 +330,9 @@ async fn run_async(
     groups.remove().await;
     drop(wrapped);
     // Every process of the run is gone: nothing races the repair.
-    note_gaps(&folder.repair(), &mut notes);
+    let (gaps, too_deep) = folder.repair(&kept);
+    note_gaps(&gaps, &mut notes);
+    note_too_deep(&too_deep, &mut notes);
     let after = look(&folder, Digests::Touched(&before), &mut notes);
     if let Some(lent) = lent {
         note_gaps(&lent.take_back(), &mut notes);

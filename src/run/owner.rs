@@ -8,15 +8,22 @@
 //! folder), and the folder itself its own mode: no setuid file outlives a run, and
 //! no `chmod 0` locks the store out of its own folder. POSIX ACLs are dropped,
 //! so none grants another user what the modes do not, and `user.*` extended
-//! attributes, so the run leaves no data or claim about a file where no one looks. All of it through the
-//! folder's descriptor, hidden names included, no link followed.
+//! attributes and inode flags (`marks`), so the run leaves no data or claim about a
+//! file where no one looks, while the store's own attributes stay as they were.
+//! All of it through the folder's descriptor, hidden names included, no link
+//! followed.
 
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::Path;
 
-use rustix::fs::{AtFlags, FileType, Gid, Mode, OFlags, Uid};
+use rustix::fs::{FileType, Mode, OFlags};
 
+use super::folder;
+use super::marks::{
+    clear_flags, clear_flags_of_path, drop_acl, drop_user_attributes, fd_path, Kept,
+};
 use crate::error::{Error, Result};
+use crate::lent;
 use crate::tree::{self, Descend, Gaps, DIR_FLAGS};
 
 /// Cleared from every mode after a run: the set-id bits, and write access for the
@@ -56,6 +63,8 @@ impl Folder {
     }
 
     fn of(fd: OwnedFd, shown: &str) -> Result<Folder> {
+        // A run whose app was killed left the folder lent: given back first.
+        lent::reclaim(fd.as_fd());
         let stat = rustix::fs::fstat(&fd).map_err(|e| Error::io(shown, e))?;
         Ok(Folder {
             fd,
@@ -66,46 +75,43 @@ impl Folder {
     }
 
     /// Gives the folder and everything in it to `uid`:`gid`, for a run as that
-    /// user, until the returned guard takes it back.
+    /// user, until the returned guard takes it back. Its owner and mode are
+    /// recorded on it first, so that the next open or run gives it back should
+    /// the app die before the guard does.
     pub fn lend(&self, uid: u32, gid: u32) -> Lent<'_> {
-        let _ = rustix::fs::fchown(&self.fd, owner(uid), group(gid));
+        let owner = lent::Owner {
+            uid: self.uid,
+            gid: self.gid,
+            mode: self.mode,
+        };
+        lent::record(self.fd.as_fd(), owner);
         Lent {
             folder: self,
-            gaps: self.chown_all(uid, gid),
+            gaps: lent::chown_all(self.fd.as_fd(), uid, gid),
             taken: false,
         }
     }
 
-    /// Gives everything back to the folder's owner from before the run.
+    /// Gives everything back to the folder's owner from before the run, and
+    /// ends the record of the lending.
     fn take_back(&self) -> Gaps {
-        let _ = rustix::fs::fchown(&self.fd, owner(self.uid), group(self.gid));
-        self.chown_all(self.uid, self.gid)
-    }
-
-    fn chown_all(&self, uid: u32, gid: u32) -> Gaps {
-        let walked = tree::walk(
-            self.fd.as_fd(),
-            |item| {
-                if item.stat.st_uid != uid || item.stat.st_gid != gid {
-                    let _ = rustix::fs::chownat(
-                        item.dir,
-                        item.name,
-                        owner(uid),
-                        group(gid),
-                        AtFlags::SYMLINK_NOFOLLOW,
-                    );
-                }
-                Descend::Yes
-            },
-            |_, _| {},
-        );
-        walked.unwrap_or_default()
+        let gaps = lent::chown_all(self.fd.as_fd(), self.uid, self.gid);
+        lent::clear(self.fd.as_fd());
+        gaps
     }
 
     /// Clears S_ISUID, S_ISGID and others' write access everywhere below, drops
-    /// POSIX ACLs, gives owners back their access, and sets the folder's own mode
-    /// back to what it was.
-    pub fn repair(&self) -> Gaps {
+    /// POSIX ACLs, `user.*` attributes but the store's own that `kept` holds and
+    /// the inode flags a run may set, gives owners back their access, and sets the
+    /// folder's own mode back to what it was.
+    ///
+    /// A folder `MAX_DEPTH` levels down, into which no walk looks, or whose path
+    /// leaves no room for a name of the store's below it (`MAX_PATH_BYTES`), is
+    /// removed with all in it: what lies there would otherwise be outside every
+    /// ceiling of a run (its size, its count, its modes), or cost the app the
+    /// length of its path in every list; its path is in the returned list.
+    pub fn repair(&self, kept: &Kept) -> (Gaps, Vec<String>) {
+        let mut removed = Vec::new();
         let _ = rustix::fs::fchmod(&self.fd, Mode::from_raw_mode(self.mode));
         // The folder's own default ACL would reach every file the app writes there.
         for acl in ["system.posix_acl_default", "system.posix_acl_access"] {
@@ -113,11 +119,8 @@ impl Folder {
                 let _ = rustix::fs::fremovexattr(&self.fd, acl);
             }
         }
-        let own = format!(
-            "/proc/self/fd/{}",
-            std::os::fd::AsRawFd::as_raw_fd(&self.fd)
-        );
-        drop_user_attributes(&own);
+        drop_user_attributes(&fd_path(self.fd.as_fd()), "", kept);
+        clear_flags(self.fd.as_fd());
         let walked = tree::walk(
             self.fd.as_fd(),
             |item| {
@@ -128,12 +131,25 @@ impl Folder {
                     FileType::Symlink => return Descend::Yes,
                     _ => mode & !CLEARED,
                 };
-                fix_at(item.dir, item.name, (wanted != mode).then_some(wanted));
+                let mode = (wanted != mode).then_some(wanted);
+                fix_at(item.dir, item.name, item.path, mode, kept);
+                let is_dir = FileType::from_raw_mode(item.stat.st_mode) == FileType::Directory;
+                // Past the depth no walk looks into, or where no name inside
+                // could be a path of the store's (each costs the app its path's
+                // length, in every list it takes part in).
+                let beyond = item.depth >= tree::MAX_DEPTH
+                    || item.path.len() + 2 > crate::path::MAX_PATH_BYTES;
+                if is_dir && beyond {
+                    if folder::remove_in_walk(item.dir, item.name).is_ok() {
+                        removed.push(item.path.to_string());
+                    }
+                    return Descend::No;
+                }
                 Descend::Yes
             },
             |_, _| {},
         );
-        walked.unwrap_or_default()
+        (walked.unwrap_or_default(), removed)
     }
 }
 
@@ -144,7 +160,13 @@ impl Folder {
 /// other services of the host run as) on a file, or a default one on a folder,
 /// which every file the app writes there later inherits, would let that user
 /// write what the app owns.
-fn fix_at(dir: std::os::fd::BorrowedFd<'_>, name: &std::ffi::CString, mode: Option<u32>) {
+fn fix_at(
+    dir: std::os::fd::BorrowedFd<'_>,
+    name: &std::ffi::CString,
+    path: &str,
+    mode: Option<u32>,
+    kept: &Kept,
+) {
     let flags = OFlags::PATH | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let Ok(fd) = rustix::fs::openat(dir, name, flags, Mode::empty()) else {
         return;
@@ -158,47 +180,17 @@ fn fix_at(dir: std::os::fd::BorrowedFd<'_>, name: &std::ffi::CString, mode: Opti
     }
     // An O_PATH descriptor takes no fchmod nor fremovexattr; its /proc link names
     // the same file.
-    let path = format!("/proc/self/fd/{}", std::os::fd::AsRawFd::as_raw_fd(&fd));
+    let proc_path = fd_path(fd.as_fd());
     if let Some(mode) = mode {
-        let _ = rustix::fs::chmod(path.as_str(), Mode::from_raw_mode(mode));
+        let _ = rustix::fs::chmod(proc_path.as_str(), Mode::from_raw_mode(mode));
     }
-    drop_acl(&path, "system.posix_acl_access");
+    drop_acl(&proc_path, "system.posix_acl_access");
     if kind == FileType::Directory {
-        drop_acl(&path, "system.posix_acl_default");
+        drop_acl(&proc_path, "system.posix_acl_default");
     }
-    drop_user_attributes(&path);
-}
-
-/// Removes every `user.*` extended attribute of the file at `path`, the ones it
-/// has only: like an absent ACL, removing an absent one would set the ctime. What
-/// a run stores there (a `user.mime_type` another tool trusts, a `user.xdg.origin.url`,
-/// or kilobytes of data the store never lists) would outlive it unseen.
-fn drop_user_attributes(path: &str) {
-    let Ok(len) = rustix::fs::listxattr(path, &mut []) else {
-        return;
-    };
-    if len == 0 {
-        return;
-    }
-    let mut names = vec![0u8; len];
-    let Ok(len) = rustix::fs::listxattr(path, &mut names) else {
-        return;
-    };
-    for name in names[..len].split(|&b| b == 0) {
-        if name.starts_with(b"user.") {
-            if let Ok(name) = std::ffi::CString::new(name) {
-                let _ = rustix::fs::removexattr(path, name.as_c_str());
-            }
-        }
-    }
-}
-
-/// Removes the ACL `name` of the file at `path` when it has one. Only then: removing
-/// an ACL that is not there still sets the file's ctime on some file systems
-/// (tmpfs), and the run's snapshot would count every file as changed.
-fn drop_acl(path: &str, name: &str) {
-    if rustix::fs::getxattr(path, name, &mut []).is_ok() {
-        let _ = rustix::fs::removexattr(path, name);
+    drop_user_attributes(&proc_path, path, kept);
+    if matches!(kind, FileType::Directory | FileType::RegularFile) {
+        clear_flags_of_path(fd.as_fd());
     }
 }
 
@@ -224,16 +216,6 @@ impl Drop for Lent<'_> {
             self.folder.take_back();
         }
     }
-}
-
-fn owner(uid: u32) -> Option<Uid> {
-    // SAFETY: any number names a uid; the kernel checks the call.
-    Some(unsafe { Uid::from_raw(uid) })
-}
-
-fn group(gid: u32) -> Option<Gid> {
-    // SAFETY: as for the uid.
-    Some(unsafe { Gid::from_raw(gid) })
 }
 
 #[cfg(test)]
@@ -272,7 +254,7 @@ mod tests {
         };
         let before = (ctime("data"), ctime("data/revenue.csv"));
         std::thread::sleep(std::time::Duration::from_millis(20));
-        let gaps = Folder::open(root).unwrap().repair();
+        let (gaps, _) = Folder::open(root).unwrap().repair(&Kept::default());
         assert!(gaps.is_empty(), "{gaps:?}");
         // A changed ctime would make the run's snapshot report the file as changed.
         assert_eq!((ctime("data"), ctime("data/revenue.csv")), before);
@@ -294,7 +276,7 @@ mod tests {
         fs::set_permissions(root.join("open"), fs::Permissions::from_mode(0o1777)).unwrap();
         let folder = Folder::open(root).unwrap();
         fs::set_permissions(root, fs::Permissions::from_mode(0o0)).unwrap();
-        let gaps = folder.repair();
+        let (gaps, _) = folder.repair(&Kept::default());
         assert!(gaps.is_empty(), "{gaps:?}");
         let mode = |p: &str| fs::symlink_metadata(root.join(p)).unwrap().mode() & 0o7777;
         assert_eq!(mode(".cache/.t"), 0o755);
@@ -332,7 +314,7 @@ mod tests {
             return;
         }
         set(&root.join("file"), "system.posix_acl_access").unwrap();
-        Folder::open(root).unwrap().repair();
+        Folder::open(root).unwrap().repair(&Kept::default());
         let mut buf = [0u8; 256];
         for (path, name) in [
             ("shared", "system.posix_acl_default"),
@@ -365,12 +347,81 @@ mod tests {
         };
         let plain = ctime("plain");
         std::thread::sleep(std::time::Duration::from_millis(20));
-        Folder::open(root).unwrap().repair();
+        Folder::open(root).unwrap().repair(&Kept::default());
         for path in ["tagged", ".d", ""] {
             let listed = rustix::fs::listxattr(root.join(path).as_path(), &mut []).unwrap();
             assert_eq!(listed, 0, "{path:?}");
         }
         assert_eq!(ctime("plain"), plain);
+    }
+
+    #[test]
+    fn repair_keeps_the_stores_own_attributes_as_they_were_before_the_run() {
+        let dir = tmpfs_dir();
+        let root = dir.path();
+        for name in ["kept.md", "changed.csv", "forged.txt"] {
+            fs::write(root.join(name), "x").unwrap();
+        }
+        let set = |path: &Path, value: &[u8]| {
+            let name = "user.ruby_llm.content_type";
+            rustix::fs::setxattr(path, name, value, rustix::fs::XattrFlags::empty())
+        };
+        if set(&root.join("kept.md"), b"text/x-custom").is_err() {
+            eprintln!("no user attributes on this file system: nothing to check");
+            return;
+        }
+        set(&root.join("changed.csv"), b"text/csv").unwrap();
+        let folder = Folder::open(root).unwrap();
+        let kept = Kept::record(folder.fd.as_fd());
+        // What the run does: a type changed, one forged.
+        set(&root.join("changed.csv"), b"text/html").unwrap();
+        set(&root.join("forged.txt"), b"text/html").unwrap();
+        folder.repair(&kept);
+        let get = |name: &str| {
+            let mut value = [0u8; 64];
+            let path = root.join(name);
+            let name = "user.ruby_llm.content_type";
+            let len = rustix::fs::getxattr(path.as_path(), name, &mut value);
+            len.ok().map(|len| value[..len].to_vec())
+        };
+        assert_eq!(get("kept.md"), Some(b"text/x-custom".to_vec()));
+        assert_eq!(get("changed.csv"), Some(b"text/csv".to_vec()));
+        assert_eq!(get("forged.txt"), None);
+    }
+
+    #[test]
+    fn repair_removes_folders_past_the_walks_depth_or_the_longest_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut fd = rustix::fs::open(dir.path(), DIR_FLAGS, Mode::empty()).unwrap();
+        for _ in 0..140 {
+            rustix::fs::mkdirat(&fd, "d", Mode::from_raw_mode(0o755)).unwrap();
+            fd = rustix::fs::openat(&fd, "d", DIR_FLAGS, Mode::empty()).unwrap();
+        }
+        let long = "x".repeat(250);
+        let mut fd = rustix::fs::open(dir.path(), DIR_FLAGS, Mode::empty()).unwrap();
+        for _ in 0..20 {
+            rustix::fs::mkdirat(&fd, long.as_str(), Mode::from_raw_mode(0o755)).unwrap();
+            fd = rustix::fs::openat(&fd, long.as_str(), DIR_FLAGS, Mode::empty()).unwrap();
+        }
+        let (gaps, removed) = Folder::open(dir.path()).unwrap().repair(&Kept::default());
+        assert!(gaps.is_empty(), "{gaps:?}");
+        let mut depths = Vec::new();
+        let walked = tree::walk(
+            Folder::open(dir.path()).unwrap().fd.as_fd(),
+            |item| {
+                depths.push((item.depth, item.path.len()));
+                Descend::Yes
+            },
+            |_, _| {},
+        );
+        assert!(walked.unwrap().is_empty());
+        assert_eq!(removed.len(), 2, "{removed:?}");
+        assert_eq!(
+            depths.iter().map(|(d, _)| *d).max(),
+            Some(tree::MAX_DEPTH - 1)
+        );
+        let longest = depths.iter().map(|(_, len)| *len).max().unwrap();
+        assert!(longest + 2 <= crate::path::MAX_PATH_BYTES, "{longest}");
     }
 
     #[test]
@@ -384,7 +435,7 @@ mod tests {
         )
         .unwrap();
         std::os::unix::fs::symlink(outside.path().join("target"), dir.path().join("link")).unwrap();
-        Folder::open(dir.path()).unwrap().repair();
+        Folder::open(dir.path()).unwrap().repair(&Kept::default());
         let mode = fs::metadata(outside.path().join("target")).unwrap().mode() & 0o7777;
         assert_eq!(mode, 0o4755);
     }

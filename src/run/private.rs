@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 
 use rustix::fs::{Mode, OFlags};
 
-use super::raw::{check, make_mounts_private};
+use super::raw::{check, close_all_but, make_mounts_private};
 use crate::error::{Error, Result};
 use crate::tree::DIR_FLAGS;
 
@@ -147,20 +147,23 @@ impl Maker {
     ) -> std::io::Result<Maker> {
         let (ready_r, ready_w) = pipe()?;
         let (go_r, go_w) = pipe()?;
-        // SAFETY: the child makes only raw system calls (unshare, open, write, read,
-        // close, mount) on data made before the fork, and leaves by _exit.
+        let mut own = [ready_w.as_raw_fd(), go_r.as_raw_fd()];
+        own.sort_unstable();
+        // SAFETY: the child makes only raw system calls (close_range, unshare, open,
+        // write, read, close, mount) on data made before the fork, and leaves by _exit.
         let pid = unsafe { libc::fork() };
         if pid < 0 {
             return Err(std::io::Error::last_os_error());
         }
         if pid == 0 {
-            // SAFETY: the other ends, which the parent holds: open here too, the
-            // wait below would never see its pipe close.
-            unsafe {
-                libc::close(go_w.as_raw_fd());
-                libc::close(ready_r.as_raw_fd());
-            }
-            let made = enter_own_namespaces(maps).and_then(|()| mount_tmpfs(target, options));
+            // SAFETY: raw system calls. Every descriptor but this maker's two ends
+            // goes: the parent's ends of these pipes, whose wait below would never
+            // see the pipe close, and those of the makers other threads started at
+            // the same time, which would keep each of them waiting for this one.
+            let closed = unsafe { close_all_but(&own) };
+            let made = closed
+                .and_then(|()| enter_own_namespaces(maps))
+                .and_then(|()| mount_tmpfs(target, options));
             let errno = match made {
                 Ok(()) => 0i32,
                 Err(e) => e.raw_os_error().unwrap_or(libc::EIO),
@@ -301,6 +304,31 @@ mod tests {
         forget(&dir);
         assert!(private_for(&dir).is_none());
         assert!(std::fs::metadata(reach.join("a.txt")).is_err());
+    }
+
+    #[test]
+    fn makers_started_at_once_by_several_threads_all_end() {
+        let base = tempfile::tempdir().unwrap();
+        let (done, ended) = std::sync::mpsc::channel();
+        for thread in 0..4 {
+            let (base, done) = (base.path().to_path_buf(), done.clone());
+            std::thread::spawn(move || {
+                for run in 0..5 {
+                    let dir = base.join(format!("run{thread}_{run}"));
+                    std::fs::create_dir(&dir).unwrap();
+                    mount(&dir, 1 << 20, 100).unwrap();
+                    forget(&dir);
+                }
+                done.send(()).unwrap();
+            });
+        }
+        for _ in 0..4 {
+            // Each maker once held the others' pipe ends, and they waited for one
+            // another for good.
+            ended
+                .recv_timeout(std::time::Duration::from_secs(60))
+                .expect("a thread making tmpfs folders hung");
+        }
     }
 
     #[test]

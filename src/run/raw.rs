@@ -27,3 +27,28 @@ pub(super) unsafe fn make_mounts_private() -> std::io::Result<()> {
         std::ptr::null(),
     ))
 }
+
+/// Closes every descriptor from 3 up but those in `keep`, which must be in
+/// ascending order: a forked child that runs no program (close-on-exec never acts
+/// there) holds no descriptor of the app's, and no pipe end of another run's
+/// child, whose end-of-file would otherwise wait for this one to exit.
+///
+/// # Safety
+/// Callable between fork and exit: no allocation, no lock.
+pub(super) unsafe fn close_all_but(keep: &[libc::c_int]) -> std::io::Result<()> {
+    let close_range = |first: libc::c_uint, last: libc::c_uint| {
+        if libc::syscall(libc::SYS_close_range, first, last, 0 as libc::c_uint) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(())
+    };
+    let mut next: libc::c_uint = 3;
+    for &fd in keep {
+        let fd = fd as libc::c_uint;
+        if fd > next {
+            close_range(next, fd - 1)?;
+        }
+        next = next.max(fd + 1);
+    }
+    close_range(next, libc::c_uint::MAX)
+}

@@ -93,10 +93,11 @@ pub(super) struct DropTo {
 }
 
 /// `spec.argv` wrapped in bwrap: the code sees the run folder at
-/// `spec.dir`, writable, and nothing else of the host's that is writable.
-pub(super) fn wrap(spec: &Spec) -> Result<Wrapped> {
+/// `spec.dir`, writable, and nothing else of the host's that is writable, under the
+/// seccomp programs for a run `memory_limited` by a memory cgroup or not.
+pub(super) fn wrap(spec: &Spec, memory_limited: bool) -> Result<Wrapped> {
     let bwrap = bwrap_path().ok_or_else(|| Error::Sandbox(NOT_INSTALLED.to_string()))?;
-    let fds = seccomp::files()?;
+    let fds = seccomp::files(memory_limited)?;
     let keep: Vec<RawFd> = fds.iter().map(|fd| fd.as_raw_fd()).collect();
     let root = rustix::process::geteuid().is_root();
     let mut binds = Vec::new();
@@ -151,7 +152,19 @@ pub(super) fn wrap(spec: &Spec) -> Result<Wrapped> {
     }
     let tmp = spec.limits.tmp_bytes.to_string();
     let shm = SHM_BYTES.to_string();
-    push(&["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev"]);
+    // No pty: each one a run opens through /dev/ptmx is one of the host's
+    // (kernel.pty.max counts every devpts instance), so /dev/pts is an empty,
+    // read-only tmpfs and /dev/ptmx, its link, leads nowhere.
+    push(&["--proc", "/proc", "--dev", "/dev"]);
+    push(&[
+        "--size",
+        "4096",
+        "--tmpfs",
+        "/dev/pts",
+        "--remount-ro",
+        "/dev/pts",
+    ]);
+    push(&["--remount-ro", "/dev"]);
     // The kernel lists every key the user may view there, the host's too.
     push(&["--ro-bind", "/dev/null", "/proc/keys"]);
     push(&["--ro-bind", "/dev/null", "/proc/key-users"]);

@@ -12,7 +12,10 @@
 //!
 //! Denied with ENOSYS, so that the C library falls back to the call above that can
 //! be checked: `clone3` and `openat2`, whose flags and mode sit in a struct a filter
-//! cannot read. A system call of another architecture (i386 through `int 0x80`)
+//! cannot read; and, so that programs take them for absent, `io_setup`, `io_submit`,
+//! `inotify_init` and `inotify_init1`, which hold host-wide slots (the host's AIO
+//! contexts, the uid's inotify instances) for the run's length; and `memfd_create`
+//! where no memory cgroup holds the run. A system call of another architecture (i386 through `int 0x80`)
 //! kills the process.
 
 use std::collections::BTreeMap;
@@ -118,10 +121,39 @@ fn tiocsti() -> SeccompRule {
 
 /// The calls denied with ENOSYS.
 fn unsupported() -> BTreeMap<i64, Vec<SeccompRule>> {
-    let mut calls: Vec<i64> = vec![libc::SYS_clone3, libc::SYS_openat2];
+    let mut calls: Vec<i64> = vec![
+        libc::SYS_clone3,
+        libc::SYS_openat2,
+        // Host-wide slots the run would hold for its length: AIO contexts
+        // (fs.aio-max-nr, shared by every process of the host) and inotify
+        // instances (counted per uid, which is the app's own for an app that is
+        // not root). Programs take their absence as a kernel without them.
+        libc::SYS_io_setup,
+        libc::SYS_io_submit,
+        libc::SYS_inotify_init1,
+    ];
     #[cfg(target_arch = "x86_64")]
-    calls.extend([libc::SYS_clone3 | X32, libc::SYS_openat2 | X32]);
+    calls.extend([
+        libc::SYS_inotify_init,
+        libc::SYS_clone3 | X32,
+        libc::SYS_openat2 | X32,
+        libc::SYS_inotify_init | X32,
+        libc::SYS_inotify_init1 | X32,
+        543 | X32, // io_setup, a number of x32's own
+        544 | X32, // io_submit
+    ]);
     calls.into_iter().map(|nr| (nr, vec![])).collect()
+}
+
+/// The calls denied with ENOSYS where no memory cgroup holds the run: those and
+/// `memfd_create`, whose files RLIMIT_AS does not count (12 of them held 3 GB in a
+/// process of 10 MB), while a memory cgroup charges their pages to the run.
+fn unsupported_unbounded() -> BTreeMap<i64, Vec<SeccompRule>> {
+    let mut calls = unsupported();
+    calls.insert(libc::SYS_memfd_create, vec![]);
+    #[cfg(target_arch = "x86_64")]
+    calls.insert(libc::SYS_memfd_create | X32, vec![]);
+    calls
 }
 
 fn compile(rules: BTreeMap<i64, Vec<SeccompRule>>, errno: i32) -> Result<Vec<u8>> {
@@ -147,24 +179,36 @@ fn compile(rules: BTreeMap<i64, Vec<SeccompRule>>, errno: i32) -> Result<Vec<u8>
     Ok(bytes)
 }
 
-/// The two compiled programs, built once.
-fn programs() -> Result<&'static [Vec<u8>; 2]> {
-    static PROGRAMS: OnceLock<std::result::Result<[Vec<u8>; 2], String>> = OnceLock::new();
+/// The compiled programs, built once: the EPERM one, the ENOSYS one, and the
+/// ENOSYS one for a run no memory cgroup holds.
+fn programs() -> Result<&'static [Vec<u8>; 3]> {
+    static PROGRAMS: OnceLock<std::result::Result<[Vec<u8>; 3], String>> = OnceLock::new();
     PROGRAMS
         .get_or_init(|| {
             Ok([
                 compile(denied(), libc::EPERM).map_err(|e| e.to_string())?,
                 compile(unsupported(), libc::ENOSYS).map_err(|e| e.to_string())?,
+                compile(unsupported_unbounded(), libc::ENOSYS).map_err(|e| e.to_string())?,
             ])
         })
         .as_ref()
         .map_err(|e| Error::Sandbox(e.clone()))
 }
 
-/// The programs in memory files, each read from its start by bubblewrap.
-pub(super) fn files() -> Result<Vec<OwnedFd>> {
-    programs()?
-        .iter()
+/// The programs for a run, `memory_limited` or not by a memory cgroup, in memory
+/// files, each read from its start by bubblewrap.
+pub(super) fn files(memory_limited: bool) -> Result<Vec<OwnedFd>> {
+    let [denied, unsupported, unbounded] = programs()?;
+    let chosen = [
+        denied,
+        if memory_limited {
+            unsupported
+        } else {
+            unbounded
+        },
+    ];
+    chosen
+        .into_iter()
         .map(|program| {
             let fail = |e: rustix::io::Errno| {
                 Error::Sandbox(format!("cannot pass the seccomp filter: {e}"))

@@ -44,7 +44,7 @@ module RubyLLM
 
         @packages = python.is_a?(Array) ? python.map(&:to_s) : []
         @sandbox = sandbox ? true : false
-        @timeout = check_timeout(timeout)
+        @timeout = Deadline.check(timeout)
         @mounts = Mounts.new(mounts)
         # The folder's files are read up to save_bytes before a run, to tell a change by content.
         @limits = DEFAULT_LIMITS.merge(limits).then { |all| all.merge(digest_bytes: all[:save_bytes]) }
@@ -75,10 +75,13 @@ module RubyLLM
 
       # Runs +code+ in +language+ and returns a CodeRunner::Result. In copy mode
       # +files+ names the store paths to copy in (a folder copies all inside it).
+      # The timeout holds for the whole call: what copying in took comes out of the
+      # run's time, and saving back stops when it is up.
       def run(language:, code:, files: [])
         language = check_language(language)
         notes = package_notes(language)
-        result = workspace? ? run_in_place(language, code) : run_on_copies(language, code, Array(files))
+        ends = Deadline.new(@timeout)
+        result = workspace? ? run_in_place(language, code, ends) : run_on_copies(language, code, Array(files), ends)
         result.notes.unshift(*notes)
         result
       end
@@ -90,11 +93,11 @@ module RubyLLM
         root && File.directory?(root) ? root : nil
       end
 
-      def run_in_place(language, code)
+      def run_in_place(language, code, deadline)
         store.with_lock do
           links = @mounts.link(local_root)
           begin
-            outcome = execute(language, code, local_root, links.sources)
+            outcome = execute(language, code, local_root, links.sources, deadline)
             outputs = outputs_of(outcome)
           ensure
             links.remove
@@ -104,14 +107,14 @@ module RubyLLM
         end
       end
 
-      def run_on_copies(language, code, files)
+      def run_on_copies(language, code, files, deadline)
         Copies.run_folder(@limits[:folder_bytes], @limits[:folder_files]) do |dir, reach|
           Copies.new(store).copy_in(files, reach)
           links = @mounts.link(reach)
-          outcome = execute(language, code, dir, links.sources)
+          outcome = execute(language, code, dir, links.sources, deadline)
           outputs = outputs_of(outcome)
           links.remove
-          saved, failed = Copies.new(store).save_back(reach, outputs, @on_write)
+          saved, failed = Copies.new(store).save_back(reach, outputs, @on_write, deadline:)
           Result.of(outcome, outputs, notes: links.notes + outcome[:notes], saved:, failed:)
         end
       end
@@ -120,13 +123,14 @@ module RubyLLM
         Outputs.new(store, outcome[:before], outcome[:after], budget: @limits[:save_bytes], files: @limits[:save_files])
       end
 
-      def execute(language, code, dir, mount_sources)
+      def execute(language, code, dir, mount_sources, deadline)
         interpreter, read_only = @interpreters.for(language, sandbox: @sandbox)
-        native_run(Native.command(language, interpreter, code.to_s), dir, (read_only + mount_sources).uniq)
+        argv = Native.command(language, interpreter, code.to_s)
+        native_run(argv, dir, (read_only + mount_sources).uniq, timeout: deadline.left)
       end
 
-      def native_run(argv, dir, read_only)
-        Native.run(argv, dir, read_only, @sandbox, @timeout.to_f, @limits.slice(*NATIVE_LIMITS, :digest_bytes))
+      def native_run(argv, dir, read_only, timeout: @timeout)
+        Native.run(argv, dir, read_only, @sandbox, timeout.to_f, @limits.slice(*NATIVE_LIMITS, :digest_bytes))
       end
 
       def importable?(name)
@@ -153,18 +157,14 @@ module RubyLLM
 
         raise ArgumentError, "#{language.inspect} is not a language this chat runs: use #{@languages.join(' or ')}"
       end
-
-      def check_timeout(timeout)
-        return timeout if timeout.is_a?(Numeric) && timeout.positive?
-
-        raise ArgumentError, "timeout takes a positive number of seconds, not #{timeout.inspect}"
-      end
     end
   end
 end
 
+require_relative 'code_runner/deadline'
 require_relative 'code_runner/interpreters'
 require_relative 'code_runner/mounts'
 require_relative 'code_runner/copies'
+require_relative 'code_runner/shown'
 require_relative 'code_runner/outputs'
 require_relative 'code_runner/result'

@@ -19,7 +19,8 @@ RSpec.describe RubyLLM::FileStore::CodeRunner do
   each_store do
     it 'saves the CSV and the binary the code writes, and names them' do
       text = tool.call(language: 'python', code: chart)
-      expect(text).to start_with('Exit code 0').and include("stdout:\ndone").and include('Created: chart.png, sales.csv')
+      expect(text).to start_with('Exit code 0').and include('Created: "chart.png", "sales.csv"')
+      expect(stream_in(text)).to eq('done')
       expect(store.read('sales.csv')).to eq("month,total\r\njan,10\r\n")
       expect(store.read('chart.png')).to eq((0..255).to_a.pack('C*') * 400)
       expect(written).to eq(%w[chart.png sales.csv])
@@ -29,17 +30,18 @@ RSpec.describe RubyLLM::FileStore::CodeRunner do
       files = RubyLLM::FileStore::Tools
       files::WriteFile.new(store).call(path: 'calc.py', content: "print(6 * 7)\n")
       run = -> { tool.call(language: 'shell', code: 'python3 calc.py', files: ['calc.py']) }
-      expect(run.call).to include("stdout:\n42")
+      expect(stream_in(run.call)).to eq('42')
       files::ReadFile.new(store).call(path: 'calc.py')
       expect(files::EditFile.new(store).call(path: 'calc.py', old_text: '6 * 7', new_text: '6 * 8')).not_to start_with('Error')
-      expect(run.call).to include("stdout:\n48")
+      expect(stream_in(run.call)).to eq('48')
     end
 
     it 'kills a child the code forked when the time is up' do
       options[:timeout] = 1
       code = "import os, time\nif os.fork() == 0:\n  time.sleep(3)\n  open('late.txt', 'w').write('x')\nelse:\n  time.sleep(30)"
       started = Time.now
-      expect(tool.call(language: 'python', code:)).to start_with('Timed out after 1.')
+      # The second counts from the call: what came before the run is out of it.
+      expect(tool.call(language: 'python', code:)).to match(/\ATimed out after (0\.\d\d|1\.0\d) s/)
       expect(Time.now - started).to be < 5
       sleep 3
       expect(store.exist?('late.txt')).to be(false)
@@ -83,7 +85,7 @@ RSpec.describe RubyLLM::FileStore::CodeRunner do
     it 'cuts long output and says so' do
       options[:limits] = { output_bytes: 100 }
       expect(tool.call(language: 'ruby', code: 'print "x" * 5000'))
-        .to include("#{'x' * 100}\n[stdout cut: 5000 bytes in all, the first 100 shown]")
+        .to match(/^#{'x' * 100}\n---\h{16}---\n\[stdout cut: 5000 bytes in all, the first 100 shown\]/)
     end
 
     it 'refuses a language that is not on, as a message' do
@@ -104,8 +106,8 @@ RSpec.describe RubyLLM::FileStore::CodeRunner do
       store.write('old.txt', 'a')
       expect(runner).to be_workspace
       text = tool.call(language: 'shell', code: 'ls; echo b >> keep.txt; rm old.txt; echo n > new.txt')
-      expect(text).to include("stdout:\nkeep.txt\nold.txt")
-      expect(text).to include('Created: new.txt').and include('Changed: keep.txt').and include('Deleted: old.txt')
+      expect(stream_in(text)).to eq("keep.txt\nold.txt")
+      expect(text).to include('Created: "new.txt"').and include('Changed: "keep.txt"').and include('Deleted: "old.txt"')
       expect(store.list.map(&:path)).to eq(%w[keep.txt new.txt])
       expect(written).to eq(%w[new.txt keep.txt])
     end
@@ -114,7 +116,8 @@ RSpec.describe RubyLLM::FileStore::CodeRunner do
       File.write(File.join(skills, 'SKILL.md'), 'use pandas')
       options[:mounts] = { 'skills/data' => skills }
       text = tool.call(language: 'shell', code: 'cat skills/data/SKILL.md; echo x > skills/data/new.md')
-      expect(text).to include("stdout:\nuse pandas").and include('Read-only file system')
+      expect(stream_in(text)).to eq('use pandas')
+      expect(stream_in(text, 'stderr')).to include('Read-only file system')
       expect(File.exist?(File.join(skills, 'new.md'))).to be(false)
       expect(Dir.children(store.local_root)).not_to include('skills')
     end
@@ -123,7 +126,8 @@ RSpec.describe RubyLLM::FileStore::CodeRunner do
       store.write('skills/own.md', 'mine')
       options[:mounts] = { 'skills' => skills }
       text = tool.call(language: 'shell', code: 'cat skills/own.md')
-      expect(text).to include("stdout:\nmine").and include("skills is this folder's own")
+      expect(stream_in(text)).to eq('mine')
+      expect(text).to include("skills is this folder's own")
       expect(File.symlink?(File.join(store.local_root, 'skills'))).to be(false)
     end
 
@@ -143,8 +147,8 @@ RSpec.describe RubyLLM::FileStore::CodeRunner do
       store.write('data/deep/b.csv', 'b')
       store.write('other.txt', 'o')
       text = tool.call(language: 'shell', code: 'find . -type f | sort; rm data/a.csv', files: ['data'])
-      expect(text).to include("stdout:\n./data/a.csv\n./data/deep/b.csv\n")
-      expect(text).to include("Deleted in the run folder but kept in the chat's files: data/a.csv")
+      expect(stream_in(text)).to eq("./data/a.csv\n./data/deep/b.csv")
+      expect(text).to include("Deleted in the run folder but kept in the chat's files: \"data/a.csv\"")
       expect(store.exist?('data/a.csv')).to be(true)
     end
 

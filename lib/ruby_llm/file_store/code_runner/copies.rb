@@ -16,6 +16,7 @@ module RubyLLM
         # disk where the kernel has no user namespaces). A failure to remove it
         # must not take the run's result with it, so it is only warned about.
         def self.run_folder(bytes, files)
+          remove_left_by_the_dead
           dir = Dir.mktmpdir('ruby_llm_run')
           yield dir, Native.run_folder_tmpfs(dir, bytes, files) || dir
         ensure
@@ -24,6 +25,30 @@ module RubyLLM
           rescue FileStore::Error, SystemCallError => e
             warn "ruby_llm-file_store: could not remove the run folder #{dir}: #{e.message}"
           end
+        end
+
+        # Removes, once a process, the run folders an app killed mid-run left in
+        # the temporary folder: those of ours named for a process that is gone
+        # (Dir.mktmpdir names them prefix, date, pid, random).
+        def self.remove_left_by_the_dead
+          return if @swept == Dir.tmpdir
+
+          @swept = Dir.tmpdir
+          Dir.glob(File.join(Dir.tmpdir, 'ruby_llm_run*-*-*')).select { |dir| left_by_the_dead?(dir) }.each do |dir|
+            Native.remove_run_folder(dir)
+          rescue FileStore::Error, SystemCallError
+            nil
+          end
+        end
+
+        def self.left_by_the_dead?(dir)
+          pid = File.basename(dir)[/\Aruby_llm_run\d+-(\d+)-/, 1]&.to_i
+          return false if pid.nil? || pid == Process.pid || File.exist?("/proc/#{pid}")
+
+          stat = File.lstat(dir)
+          stat.directory? && stat.uid == Process.uid
+        rescue SystemCallError
+          false
         end
 
         def initialize(store)
@@ -46,21 +71,20 @@ module RubyLLM
         end
 
         # Saves the Outputs' kept files from +dir+ into the store and hands each
-        # StoredFile to +on_write+, reading at most the Outputs' byte budget in all.
-        # Returns [saved paths, notes on what was not saved].
-        def save_back(dir, outputs, on_write)
+        # StoredFile to +on_write+, reading at most the Outputs' byte budget in all,
+        # and none once the call's +deadline+ (a Deadline) has passed. Returns
+        # [saved paths, notes on what was not saved].
+        def save_back(dir, outputs, on_write, deadline: nil)
           saved = []
           notes = []
           left = outputs.budget
-          outputs.kept.each do |path|
-            content = read_back(File.join(dir, path), left, outputs.budget)
-            left -= content.bytesize
-            # Written first: a safe-navigation call would skip its argument too.
-            file = @store.write(path, content)
-            on_write&.call(file)
+          outputs.kept.each_with_index do |path, i|
+            break notes << out_of_time(outputs.kept.size - i, deadline) if deadline&.passed?
+
+            left -= save_one(File.join(dir, path), path, left, outputs.budget, on_write)
             saved << path
           rescue ArgumentError, SystemCallError, FileStore::Error => e
-            notes << "#{path} was not saved: #{e.message}"
+            notes << "#{Shown.quote(path)} was not saved: #{e.message}"
           end
           unlisted = outputs.unlisted
           notes << "#{unlisted} more files the run wrote were not saved: at most #{Outputs::LISTED} a run." if
@@ -69,6 +93,19 @@ module RubyLLM
         end
 
         private
+
+        # Writes the file at +file+ to the store at +path+; returns the bytes read.
+        def save_one(file, path, left, budget, on_write)
+          content = read_back(file, left, budget)
+          # Written first: a safe-navigation call would skip its argument too.
+          stored = @store.write(path, content)
+          on_write&.call(stored)
+          content.bytesize
+        end
+
+        def out_of_time(count, deadline)
+          "#{count} more files the run wrote were not saved: the run's #{deadline.seconds} s were up."
+        end
 
         # The file at +path+, opened without following a link and measured before it
         # is read: nothing over the store's limit, or over the +left+ of the run's

@@ -11,8 +11,10 @@ module RubyLLM
       # kept; files past the run's byte budget (+budget+, all kept files together, in
       # path order) are not kept either, nor new files past +files+ (a count); the
       # rest are the run's files. Files the run left under a hidden name or a refused
-      # one are never listed, but are held to the same limits, after the listed ones:
-      # past them they are removed in workspace mode (copy mode saves none of them).
+      # one are never listed, but are held to the same limits, after the listed ones
+      # and after those the folder already held under such names (so runs cannot
+      # pile them up): past them they are removed in workspace mode (copy mode
+      # saves none of them).
       # The new folders, links and other entries share +files+ with the new files:
       # past it they are removed in workspace mode. Every list is cut at LISTED
       # names, and after_file_write is called for the listed ones only.
@@ -30,8 +32,10 @@ module RubyLLM
           @budget = @left = budget
           @files = files
           @refused = unnamed + (created + changed).reject { |path| storable?(path) }
+          @held = held_unseen(before, after, (@refused + hidden).to_set)
           created, hidden = drop_past_count(created, hidden, before)
           sort_listed(created, changed, after)
+          @left -= @held.sum { |path| after.size(path).to_i }
           @unseen_dropped = unseen_past_limits((@refused + hidden).sort, after)
           @entries_over = entries_past_count(entries, before, after)
         end
@@ -58,8 +62,8 @@ module RubyLLM
         # Notes for the model on the names refused and the files not kept.
         def notes(removed:)
           fate = removed ? 'removed' : 'not saved'
-          [note(refused, 'Names the chat\'s files cannot hold (control characters, a backslash, not UTF-8), ' \
-                         'left out: '),
+          [note(refused, 'Names the chat\'s files cannot hold (control characters, a backslash, not UTF-8, ' \
+                         'too long), left out: '),
            note(oversized, "Over this store's limit of #{@max} bytes a file, so #{fate}: "),
            note(over_budget, "Past the #{@budget} bytes a run may leave in all, so #{fate}: "),
            note(over_count, "Past the #{@files} new files a run may leave, so #{fate}: "),
@@ -69,9 +73,9 @@ module RubyLLM
                 "#{@budget} bytes a run may leave, so removed: ")].compact
         end
 
-        # "a, b, c and 5 more" for +paths+ cut at LISTED.
+        # '"a", "b", "c" and 5 more' for +paths+ cut at LISTED, each quoted (Shown.quote).
         def self.join(paths)
-          shown = paths.first(LISTED).join(', ')
+          shown = paths.first(LISTED).map { |path| Shown.quote(path) }.join(', ')
           paths.size > LISTED ? "#{shown} and #{paths.size - LISTED} more" : shown
         end
 
@@ -90,7 +94,12 @@ module RubyLLM
         # +hidden+ without them.
         def drop_past_count(created, hidden, before)
           unseen = (@refused + hidden).sort.reject { |path| before.size(path) }
-          @over_count = @files ? ((created - @refused).sort + unseen).drop(@files) : []
+          listed = (created - @refused).sort
+          @over_count = if @files
+                          listed.drop(@files) + unseen.drop([@files - listed.size - @held.size, 0].max)
+                        else
+                          []
+                        end
           @refused -= @over_count
           [created - @over_count, hidden - @over_count]
         end
@@ -104,15 +113,19 @@ module RubyLLM
 
           gone = (oversized + over_budget + over_count + unseen_dropped).to_set
           new_files = after.paths.reject { |path| before.size(path) || gone.include?(path) }
-          fresh = entries.to_set
-          needed = new_files.flat_map { |path| ancestors(path) }.uniq.select { |path| fresh.include?(path) }
+          needed = new_folders_above(new_files, entries.to_set)
           left = @files - new_files.size - needed.size
-          (entries - needed).sort.drop([left, 0].max)
+          entries.reject { |path| needed.include?(path) }.sort.drop([left, 0].max)
         end
 
-        def ancestors(path)
-          parts = path.split('/')[0...-1]
-          parts.each_index.map { |i| parts[0..i].join('/') }
+        # The new folders on the way to +paths+, each made once: from each path up,
+        # to the first folder that is not new or is already counted (every prefix
+        # of every path, as strings, would cost the app the square of their depth).
+        def new_folders_above(paths, fresh)
+          paths.each_with_object(Set.new) do |path, needed|
+            folder = File.dirname(path)
+            folder = File.dirname(folder) while folder != '.' && fresh.include?(folder) && needed.add?(folder)
+          end
         end
 
         # Sorts the listable files by max_file_size and the budget.
@@ -123,15 +136,26 @@ module RubyLLM
           @changed = changed - @refused - @oversized - @over_budget
         end
 
+        # The files under hidden or refused names the folder held before the run
+        # and still holds, untouched: no listing shows them, so they count against
+        # save_files and save_bytes before this run's, or runs would pile them up.
+        def held_unseen(before, after, touched)
+          after.paths.select do |path|
+            before.size(path) && !touched.include?(path) && (hidden?(path) || !storable?(path))
+          end
+        end
+
+        def hidden?(path) = path.split('/').any? { |name| name.start_with?('.') }
+
         # The hidden and refused files over max_file_size or past the budget the
-        # listed files left.
+        # listed files and the held ones left.
         def unseen_past_limits(paths, after)
           over = paths.select { |path| after.size(path).to_i > @max }
           over + past_budget(paths - over, after)
         end
 
         def note(paths, lead)
-          "#{lead}#{Outputs.join(paths.map(&:inspect))}." if paths.any?
+          "#{lead}#{Outputs.join(paths)}." if paths.any?
         end
 
         def storable?(path)

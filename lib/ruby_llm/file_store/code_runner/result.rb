@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require 'securerandom'
+
 module RubyLLM
   class FileStore
     class CodeRunner
@@ -7,6 +9,9 @@ module RubyLLM
       # the model reads.
       class Result
         SIGNALS = { 9 => 'killed', 24 => 'its CPU time limit', 25 => 'its file size limit' }.freeze
+        MARKER_LENGTH = 16
+        # Characters a stream's fences and cut note take at most.
+        FENCE_ROOM = 200
 
         attr_reader :exit_code, :signal, :stdout, :stderr, :seconds, :created, :changed, :deleted, :notes
 
@@ -36,8 +41,15 @@ module RubyLLM
         # Whether the code exited with status 0.
         def success? = exit_code&.zero? || false
 
+        # What the model reads: how the run ended, the files it created, changed or
+        # deleted and the notes first, then its stdout and stderr, each between two
+        # lines of a marker drawn at random after the run, which the code could not
+        # print. Its control characters are shown escaped and its names quoted, so
+        # nothing it prints or names passes for a line of the sandbox's. The output
+        # is what is cut to keep the whole under the result ceiling, never the lists.
         def to_s
-          [ending, stream('stdout'), stream('stderr'), files, *notes].compact.join("\n")
+          head = [ending, files, *notes.map { |note| Shown.escape(note) }].compact.join("\n")
+          [head, *streams(Native::MAX_RESULT_CHARS - Native::TRAILER_ROOM - head.length)].join("\n")
         end
 
         private
@@ -50,14 +62,38 @@ module RubyLLM
           "Exit code #{exit_code} in #{time}."
         end
 
-        def stream(name)
-          text = @outcome[name.to_sym]
-          total = @outcome[:"#{name}_bytes"]
-          return if total.zero?
-
-          cut = total > text.bytesize ? "\n[#{name} cut: #{total} bytes in all, the first #{text.bytesize} shown]" : ''
-          "#{name}:\n#{text.chomp}#{cut}"
+        # The streams that printed anything, fenced, sharing +room+ characters.
+        def streams(room)
+          shown = %w[stdout stderr].select { |name| @outcome[:"#{name}_bytes"].positive? }
+                                   .to_h { |name| [name, Shown.escape(@outcome[name.to_sym]).chomp] }
+          shares = shares(shown.values.map(&:length), room - (FENCE_ROOM * shown.size))
+          shown.zip(shares).map { |(name, text), share| fenced(name, text, share) }
         end
+
+        # +left+ characters split between texts of +lengths+: each whole where all
+        # fit, else the shorter up to half and the longer the rest.
+        def shares(lengths, left)
+          left = [left, 0].max
+          return lengths if lengths.sum <= left || lengths.empty?
+          return [left] if lengths.size == 1
+
+          short = [lengths.min, left / 2].min
+          lengths[0] <= lengths[1] ? [short, left - short] : [left - short, short]
+        end
+
+        def fenced(name, text, room)
+          total = @outcome[:"#{name}_bytes"]
+          kept = @outcome[name.to_sym].bytesize
+          cut = if text.length > room
+                  "\n[#{name} cut: #{total} bytes in all, the first #{room} characters shown]"
+                elsif total > kept
+                  "\n[#{name} cut: #{total} bytes in all, the first #{kept} shown]"
+                end
+          "#{name}, between the two lines #{marker}:\n#{marker}\n#{text[0, room]}\n#{marker}#{cut}"
+        end
+
+        # A line the run's output cannot hold: drawn after the run.
+        def marker = @marker ||= "---#{SecureRandom.hex(MARKER_LENGTH / 2)}---"
 
         def files
           lines = []

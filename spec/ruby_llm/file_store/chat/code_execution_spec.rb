@@ -23,7 +23,7 @@ RSpec.describe 'Chat#with_code_execution', :ruby_llm do
     schema = tool.respond_to?(:parameters_schema) ? tool.parameters_schema : tool.params_schema
     expect(JSON.parse(JSON.generate(schema))['properties'].keys).to eq(%w[language code files])
     text = tool.call({ 'language' => 'python', 'code' => "open('out.csv', 'w').write('a,b')" })
-    expect(text).to include('Created: out.csv')
+    expect(text).to include('Created: "out.csv"')
     expect(chat.file_store.read('out.csv')).to eq('a,b')
     expect(written).to eq(['out.csv'])
   end
