@@ -195,6 +195,12 @@ module RubyLLM
       @store_lock.synchronize(&)
     end
 
+    # The store's class: never its files or their text (a store of your own may
+    # say more, as the folder store names its folder).
+    def inspect # :nodoc:
+      "#<#{self.class.name}>"
+    end
+
     # The text converted from this version of +file+, or nil when there is none yet.
     def cached_text(file)
       @text_cache[file]
