@@ -13,6 +13,7 @@ end
 
 require_relative 'file_store/version'
 require_relative 'file_store/errors'
+require_relative 'file_store/instrumentation'
 require_relative 'stored_file'
 require_relative 'file_store/extension'
 require_relative 'file_store/text_cache'
@@ -166,15 +167,13 @@ module RubyLLM
         return [nil, Reads.version_of_file(file)]
       end
 
-      cached = cached_text(file)
-      return [cached, Reads.version_of_file(file)] if cached
+      Converters.instrument(self, file, config:) do |event|
+        cached = cached_text(file)
+        event[:cached] = !cached.nil?
+        next [cached, Reads.version_of_file(file)] if cached
 
-      bytes = read(file.path)
-      version = Reads.version_of_bytes(bytes)
-      upload = Converters.attachment(bytes, filename: file.filename, content_type: file.content_type)
-      text = Converters.convert(upload, config:, content_type: file.content_type)
-      cache_text(file, text) if text && (version.nil? || version == file.digest)
-      [text, version || Reads.size_and_time(file.byte_size, file.updated_at)]
+        Converters.convert_file(self, file, config:)
+      end
     end
 
     # Returns the file at +path+ as an Attachment, to send it to a model. Raises

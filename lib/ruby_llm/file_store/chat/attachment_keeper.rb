@@ -7,9 +7,11 @@ module RubyLLM
     # Keeps a chat's attachments in its store, once each: under the file's own name,
     # or <tt>report-2.pdf</tt> when a different file has that name already.
     class AttachmentKeeper # :nodoc:
-      def initialize(store, on_write)
+      def initialize(store, on_write, chat: nil, config: nil)
         @store = store
         @on_write = on_write
+        @chat = chat
+        @config = config
         @kept = {}.compare_by_identity
         @mutex = Mutex.new
       end
@@ -33,15 +35,29 @@ module RubyLLM
 
       private
 
+      # Each attachment once: a <tt>attachment.file_store.ruby_llm</tt> event
+      # saying whether it was kept, was kept already, or is sent as it is.
       def store_attachment(attachment)
-        return unless Seams.keepable?(attachment)
+        payload = { chat: @chat, store: @store, filename: attachment.filename.to_s }
+        Instrumentation.instrument(:attachment, payload, config: @config) do |event|
+          if Seams.keepable?(attachment)
+            keep_bytes(attachment, event)
+          else
+            event[:outcome] = :not_keepable
+            nil
+          end
+        end
+      end
 
+      def keep_bytes(attachment, event)
         content = attachment.content.to_s.b
         digest = Digest::SHA256.hexdigest(content)
         path, existing = place(self.class.filename(attachment.filename), digest)
-        return existing if existing
+        event.merge!(path:, bytes: content.bytesize)
+        return existing.tap { event[:outcome] = :already_kept } if existing
 
         source = source_of(content, digest)
+        event.merge!(outcome: source ? :kept : :other_owners, shared_blob: !(source.nil? || source.is_a?(String)))
         source && @store.write(path, source).tap { |file| @on_write&.call(file) }
       end
 

@@ -34,8 +34,6 @@ module RubyLLM
             wrote(store.write(file.path, content, content_type: file.content_type))
             edited_note(file.path, edited)
           end
-        rescue EditError => e
-          "Error: #{e.message}"
         end
 
         def edited_note(path, edited)

@@ -131,6 +131,8 @@ module RubyLLM
         # it, with why.
         def searchable(source, file)
           source.searchable(file)
+        rescue ConverterError => e
+          TextSource::Unread.new("could not be converted (#{e.loud!.reason})")
         rescue StandardError => e
           TextSource::Unread.new("could not be converted (#{e.class.name}: #{e.message[0, 200]})")
         end
