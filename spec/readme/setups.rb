@@ -172,7 +172,8 @@ module ReadmeSetups # rubocop:disable Metrics/ModuleLength -- a table of data, o
     },
     'converters' => { needs: %w[ruby_llm] },
     'native-converters' => { needs: %w[ruby_llm] },
-    'running-code' => { needs: %w[ruby_llm], files: { 'app/skills/' => nil } }
+    'running-code' => { needs: %w[ruby_llm], files: { 'app/skills/' => nil } },
+    'instrumentation' => { needs: %w[ruby_llm] }
   }.freeze
 
   module_function
