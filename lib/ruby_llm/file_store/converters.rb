@@ -99,7 +99,8 @@ module RubyLLM
       # OpenDocument and EPUB types, and HTML. OCR is not among them: it costs a
       # request per file.
       def defaults
-        { 'application/pdf' => PDF, 'text/html' => HTML }.merge(Office::TYPES.to_h { |type| [type, Office] })
+        builtin = { 'application/pdf' => PDF, 'text/html' => HTML }
+        Registry.of(builtin.merge(Office::TYPES.to_h { |type| [type, Office] }))
       end
 
       # The name the native core knows +converter+ by (+"pdf"+, +"office"+,
@@ -209,10 +210,15 @@ module RubyLLM
       end
 
       # Replaces the registry: <tt>{}</tt> turns every built-in converter off.
-      attr_writer :file_converters
+      # Raises ArgumentError for a key that is no MIME type or family, or a
+      # converter without call (see Converters::Registry).
+      def file_converters=(converters)
+        @file_converters = Converters::Registry.of(converters)
+      end
     end
   end
 end
 
+require_relative 'converters/registry'
 require_relative 'converters/ocr'
 require_relative 'converters/builtin'
