@@ -33,7 +33,7 @@ RSpec.describe 'RubyLLM.file_store.active_storage before the tables exist', :rai
   it 'names the generator when only the table of chat files is missing, and works once they are there' do
     without(:ruby_llm_chat_files) do
       expect { RubyLLM.file_store.active_storage(chat) }.to raise_error(
-        RubyLLM::ConfigurationError, /\AThe table ruby_llm_chat_files does not exist yet: run bin\/rails generate/
+        RubyLLM::ConfigurationError, %r{\AThe table ruby_llm_chat_files does not exist yet: run bin/rails generate}
       )
     end
     expect(RubyLLM.file_store.active_storage(chat).write('a.md', 'kept').byte_size).to eq(4)
