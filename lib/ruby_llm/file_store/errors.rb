@@ -40,6 +40,10 @@ module RubyLLM # :nodoc:
     # Raised when the disk refuses or fails an operation; the message names the path.
     class DiskError < Error; end
 
+    # Raised by the store of a chat whose declared owner is missing, for each
+    # write: the file would otherwise become a shared one. The message names the chat.
+    class OwnerMissingError < Error; end
+
     # Raised when a registered converter raised: the message, which the model
     # reads, names the file and the converter's type, never the converter's own
     # error, which is +original+ (and the event's and the log's).

@@ -17,7 +17,6 @@ module RubyLLM
       # log's level is above debug (Rails 7.1 and later).
       if respond_to?(:subscribe_log_level, true)
         subscribe_log_level :tool, :debug
-        subscribe_log_level :attachment, :debug
         subscribe_log_level :run_code, :debug
       end
 
@@ -62,6 +61,10 @@ module RubyLLM
 
       def attachment(event)
         payload = event.payload
+        if payload[:outcome] == :refused
+          return warn { line(event, "attachment #{payload[:filename]} sent as it is: #{payload[:error]}") }
+        end
+
         what = case payload[:outcome]
                when :kept then "kept as #{payload[:path]} (#{size(payload[:bytes])}#{shared(payload)})"
                when :already_kept then "already kept as #{payload[:path]}"

@@ -40,11 +40,13 @@ module RubyLLM
       def store_attachment(attachment)
         payload = { chat: @chat, store: @store, filename: attachment.filename.to_s }
         Instrumentation.instrument(:attachment, payload, config: @config) do |event|
-          if Seams.keepable?(attachment)
-            keep_bytes(attachment, event)
-          else
+          if !Seams.keepable?(attachment)
             event[:outcome] = :not_keepable
             nil
+          elsif @store.respond_to?(:write_refusal) && @store.write_refusal
+            refused(event)
+          else
+            keep_bytes(attachment, event)
           end
         end
       end
@@ -59,6 +61,13 @@ module RubyLLM
         source = source_of(content, digest)
         event.merge!(outcome: source ? :kept : :other_owners, shared_blob: !(source.nil? || source.is_a?(String)))
         source && @store.write(path, source).tap { |file| @on_write&.call(file) }
+      end
+
+      # An attachment the store writes nothing for (see RailsStore::Ownerless): sent
+      # as the message has it.
+      def refused(event)
+        event.merge!(outcome: :refused, error: @store.write_refusal)
+        nil
       end
 
       # What the store writes for the attachment: its bytes, or what the store would

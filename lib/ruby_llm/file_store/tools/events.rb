@@ -37,6 +37,19 @@ module RubyLLM
           text.is_a?(String) ? text.bytesize : 0
         end
 
+        # Refuses a write to a store that writes nothing (a chat whose declared
+        # owner is missing: RailsStore::Ownerless), before the tool reads a byte.
+        def check_writable(path)
+          refusal = store.respond_to?(:write_refusal) && store.write_refusal
+          refuse(path, :no_owner, refusal) if refusal
+        end
+
+        # Refuses to change +file+ unless the store writes and the model read it as it is.
+        def check_changeable(file)
+          check_writable(file.path)
+          check_read(file)
+        end
+
         # Raises ArgumentError with +message+ for the model, after a
         # <tt>refused_write.file_store.ruby_llm</tt> event saying why (+reason+).
         def refuse(path, reason, message, bytes: nil)
