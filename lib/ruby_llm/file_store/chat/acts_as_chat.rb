@@ -162,6 +162,12 @@ module RubyLLM
           ActsAsChat.extend_chat_class(self)
           result
         end
+
+        def acts_as_message(...)
+          result = super
+          MessageAttachments.install(self)
+          result
+        end
       end
 
       module_function

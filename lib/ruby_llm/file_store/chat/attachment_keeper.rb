@@ -52,6 +52,9 @@ module RubyLLM
       end
 
       def keep_bytes(attachment, event)
+        kept = kept_blob(attachment)
+        return kept.tap { event.merge!(outcome: :already_kept, path: kept.path, bytes: kept.byte_size) } if kept
+
         content = attachment.content.to_s.b
         digest = Digest::SHA256.hexdigest(content)
         path, existing = place(self.class.filename(attachment.filename), digest)
@@ -68,6 +71,17 @@ module RubyLLM
       def refused(event)
         event.merge!(outcome: :refused, error: @store.write_refusal)
         nil
+      end
+
+      # The file the store keeps already for +attachment+, an Active Storage blob's
+      # (an acts_as_message record's, see MessageAttachments), found by the blob without
+      # downloading it; nil for any other attachment, or a blob the store does not keep.
+      def kept_blob(attachment)
+        return unless @store.respond_to?(:kept_blob) && defined?(::ActiveStorage::Blob)
+
+        source = attachment.respond_to?(:source) ? attachment.source : nil
+        source = source.blob if defined?(::ActiveStorage::Attachment) && source.is_a?(::ActiveStorage::Attachment)
+        @store.kept_blob(source) if source.is_a?(::ActiveStorage::Blob)
       end
 
       # What the store writes for the attachment: its bytes, or what the store would

@@ -11,6 +11,7 @@ require_relative 'sqlite_wait'
 require_relative 'upload'
 require_relative 'view'
 require_relative 'kept_texts'
+require_relative 'kept_blobs'
 
 RubyLLM::FileStore::RailsStore::SQLiteWait.hook!
 
@@ -36,6 +37,7 @@ module RubyLLM
     class FileStore < RubyLLM::FileStore
       include RailsStore::Tidying
       include RailsStore::KeptTexts
+      include RailsStore::KeptBlobs
 
       # The chat record, and the owner record or nil.
       attr_reader :chat, :owner

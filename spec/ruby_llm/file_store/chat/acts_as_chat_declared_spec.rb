@@ -78,6 +78,25 @@ RSpec.describe 'acts_as_chat with a declared store', :acts_as_chat, :rails, :rub
     expect(found(PlainChat, chat).file_store).to be_nil
   end
 
+  it 'downloads an attachment at most once over a 5-question conversation, each question a record loaded afresh' do
+    BlobDownloads.count!
+    klass = chat_class { file_store owner: -> { files_owner } }
+    server.script(*Array.new(5) { |i| ScriptedLLMServer.text("Answer #{i + 1}.") })
+    chat = create_chat(klass)
+    before = BlobDownloads.count
+
+    found(klass, chat).ask('What is this?', with: pdf_path)
+    first = BlobDownloads.count - before
+    # The later questions, as ruby_llm's ChatResponseJob asks them: Chat.find(id).ask, in another thread.
+    4.times { |i| Thread.new { found(klass, chat).ask("And question #{i + 2}?") }.join }
+
+    expect(first).to be <= 1
+    expect(BlobDownloads.count - before - first).to eq(0)
+    expect(server.request_bodies.map { |body| attachments_in(body).size }).to eq([1, 0, 0, 0, 0])
+    expect(first_question(server.request_bodies.last)).to include('report.pdf (application/pdf, ')
+    expect(rows_of(chat).map { |row| [row.path, row.owner] }).to eq([['report.pdf', dana]])
+  end
+
   it "writes nothing for a chat whose declared owner is nil, saying so, rather than sharing an owner's file" do
     klass = chat_class { file_store owner: -> {} }
     server.script(ScriptedLLMServer.text('It is a report.'), ScriptedLLMServer.text('Still a report.'))
