@@ -61,7 +61,7 @@ module RubyLLM
 
       def attachment(event)
         payload = event.payload
-        if payload[:outcome] == :refused
+        if %i[refused too_large].include?(payload[:outcome])
           return warn { line(event, "attachment #{payload[:filename]} sent as it is: #{payload[:error]}") }
         end
 

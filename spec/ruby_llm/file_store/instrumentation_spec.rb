@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require 'base64'
 require 'json'
 
 # The events a chat with files emits, seen as a ruby_llm app sees them: through
@@ -156,6 +157,24 @@ RSpec.describe 'The events of a chat with files', :ruby_llm do
       include(chat:, store: chat.file_store, filename: 'report.pdf', path: 'report.pdf', outcome: :kept,
               bytes: File.size(File.join(fixtures, 'report.pdf')), shared_blob: false),
       include(filename: 'revenue.csv', path: 'revenue.csv', outcome: :kept)
+    )
+  end
+
+  it "keeps no attachment over the store's max_file_size: it is sent as the message has it, and reported" do
+    store = RubyLLM.file_store.memory(max_file_size: 400)
+    chat = scripted_chat(server).with_file_store(store)
+    server.script(ScriptedLLMServer.text('Read.'), ScriptedLLMServer.text('Yes.'))
+    pdf = File.join(fixtures, 'report.pdf')
+    chat.ask('Read these', with: [pdf, File.join(fixtures, 'revenue.csv')])
+    chat.ask('Anything else?')
+
+    expect(store.list.map(&:path)).to eq(['revenue.csv'])
+    sent = Base64.strict_encode64(File.binread(pdf))
+    expect(server.request_bodies.map { |body| JSON.generate(body).include?(sent) }).to eq([true, true])
+    expect(events(:attachment)).to contain_exactly(
+      include(filename: 'report.pdf', outcome: :too_large, bytes: File.size(pdf),
+              error: "report.pdf is #{File.size(pdf)} bytes, over this store's limit of 400 bytes a file"),
+      include(filename: 'revenue.csv', outcome: :kept)
     )
   end
 
