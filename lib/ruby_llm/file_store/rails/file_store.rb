@@ -33,7 +33,7 @@ module RubyLLM
     # Content may also be an Active Storage blob or attachment, which the file then
     # shares instead of copying:
     #
-    #   store.write("contract.pdf", message.attachment)
+    #   store.write("contract.pdf", message.attachments.first)
     class FileStore < RubyLLM::FileStore
       include RailsStore::Tidying
       include RailsStore::KeptTexts
