@@ -105,7 +105,8 @@ end
 log = File.binread(Rails.root.join('log', "#{Rails.env}.log")).byteslice(log_from..).to_s
 %w[search_files read_file list_files].each do |tool|
   check.call("log/#{Rails.env}.log has a line for the model's #{tool} call",
-             log.match?(/^\s*FileStore #{tool}\b.*: ok, /), log.lines.grep(/FileStore/).first(5).inspect)
+             # After Active Job's tags on a job's lines.
+             log.match?(/(?:^|\] ) *FileStore #{tool}\b.*: ok, /), log.lines.grep(/FileStore #{tool}/).inspect)
 end
 # The first question's may read it once; the :async job's question, whose model only lists files, never.
 check.call('a later question downloads no earlier attachment (downloads after each question: ' \
