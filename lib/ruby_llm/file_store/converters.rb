@@ -57,13 +57,18 @@ module RubyLLM
         payload = { store:, path: file.path, content_type: file.content_type, bytes_in: file.byte_size }
         Instrumentation.instrument(:convert, payload, config:) do |event|
           result = yield event
-          event[:bytes_out] = result.first&.bytesize || 0
-          event[:outcome] ||= result.first ? :converted : :no_text
+          converted(event, result.first)
           result
         rescue StandardError => e
           failed(event, e)
           raise
         end
+      end
+
+      # The event of a conversion that gave +text+ (nil for none).
+      def converted(event, text)
+        event.merge!(bytes_out: text.to_s.bytesize, lines: text.to_s.count("\n"))
+        event[:outcome] ||= text ? :converted : :no_text
       end
 
       # The event of a conversion that raised +error+: the converter's own error, its

@@ -94,7 +94,8 @@ RSpec.describe 'The events of a chat with files', :ruby_llm do
     size = File.size(File.join(fixtures, 'report.pdf'))
     text = chat.file_store.text('report.pdf')
     expect(first).to include(store: chat.file_store, path: 'report.pdf', content_type: 'application/pdf',
-                             bytes_in: size, bytes_out: text.bytesize, cached: false, outcome: :converted)
+                             bytes_in: size, bytes_out: text.bytesize, lines: text.lines.size, cached: false,
+                             outcome: :converted)
     expect(second).to include(path: 'report.pdf', cached: true, outcome: :converted, bytes_out: text.bytesize)
     expect_never('revenue grew')
   end
