@@ -201,10 +201,11 @@ module RubyLLM
 
       def raise_converter_errors? # :nodoc:
         return @raise_converter_errors unless @raise_converter_errors.nil?
-        return false unless defined?(::Rails) && ::Rails.respond_to?(:env) && ::Rails.env
+        return false unless defined?(::Rails) && ::Rails.respond_to?(:env)
 
-        env = ::Rails.env
-        env.respond_to?(:local?) ? env.local? : env.development? || env.test?
+        # What Rails.env.local? is on Rails 7.1 and later; asked of 6.1's StringInquirer,
+        # which answers every question, local? is only whether the name is "local".
+        %w[development test].include?(::Rails.env.to_s)
       end
 
       # The converters registered by MIME type when ruby_llm's configuration has no
