@@ -14,6 +14,7 @@ end
 require_relative 'file_store/version'
 require_relative 'file_store/errors'
 require_relative 'file_store/interrupts'
+require_relative 'file_store/instrumentation'
 require_relative 'stored_file'
 require_relative 'file_store/extension'
 require_relative 'file_store/text_cache'
@@ -167,15 +168,13 @@ module RubyLLM
         return [nil, Reads.version_of_file(file)]
       end
 
-      cached = cached_text(file)
-      return [cached, Reads.version_of_file(file)] if cached
+      Converters.instrument(self, file, config:) do |event|
+        cached = cached_text(file)
+        event[:cached] = !cached.nil?
+        next [cached, Reads.version_of_file(file)] if cached
 
-      bytes = read(file.path)
-      version = Reads.version_of_bytes(bytes)
-      upload = Converters.attachment(bytes, filename: file.filename, content_type: file.content_type)
-      text = Converters.convert(upload, config:, content_type: file.content_type)
-      cache_text(file, text) if text && (version.nil? || version == file.digest)
-      [text, version || Reads.size_and_time(file.byte_size, file.updated_at)]
+        Converters.convert_file(self, file, config:)
+      end
     end
 
     # Returns the file at +path+ as an Attachment, to send it to a model. Raises
@@ -194,6 +193,12 @@ module RubyLLM
     #   store.with_lock { store.write("n.txt", store.read("n.txt") + "more") }
     def with_lock(&)
       @store_lock.synchronize(&)
+    end
+
+    # The store's class: never its files or their text (a store of your own may
+    # say more, as the folder store names its folder).
+    def inspect # :nodoc:
+      "#<#{self.class.name}>"
     end
 
     # The text converted from this version of +file+, or nil when there is none yet.

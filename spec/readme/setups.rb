@@ -64,7 +64,7 @@ module ReadmeSetups # rubocop:disable Metrics/ModuleLength -- a table of data, o
     'tool-spill' => { needs: %w[ruby_llm] },
     'agents' => { needs: %w[ruby_llm] },
     'stores' => {
-      files: { 'export.csv' => "region,revenue\nnorth,120\nsouth,95\n", 'tmp/work/chart.png' => { fixture: 'chart.png' } }
+      files: { 'export.csv' => "region,revenue\nnorth,120\nsouth,95\n" }
     },
     'stored-file' => {
       before: <<~RUBY
@@ -87,9 +87,10 @@ module ReadmeSetups # rubocop:disable Metrics/ModuleLength -- a table of data, o
           self.abstract_class = true
         end
 
+        # A message as ruby_llm's generator makes it: its files are its attachments.
         class Message < ApplicationRecord
           belongs_to :chat
-          has_one_attached :attachment
+          has_many_attached :attachments
         end
 
         # The chat and its message with an attachment, as the application has them.
@@ -100,7 +101,7 @@ module ReadmeSetups # rubocop:disable Metrics/ModuleLength -- a table of data, o
 
         def message
           @message ||= Message.create!(chat:, content: 'The contract').tap do |message|
-            message.attachment.attach(io: File.open('contract.pdf'), filename: 'contract.pdf')
+            message.attachments.attach(io: File.open('contract.pdf'), filename: 'contract.pdf')
           end
         end
       RUBY
@@ -110,7 +111,7 @@ module ReadmeSetups # rubocop:disable Metrics/ModuleLength -- a table of data, o
         raise 'chat.destroy left its files' if RubyLLM::ActiveRecord::ChatFile.where(chat_id: chat.id).exists?
         # Purged: brief.md's blob; kept: the message's, which something else uses.
         raise "blobs left: \#{ActiveStorage::Blob.pluck(:id)}" unless
-          ActiveStorage::Blob.pluck(:id) == [message.reload.attachment.blob.id]
+          ActiveStorage::Blob.pluck(:id) == [message.reload.attachments.first.blob.id]
       RUBY
     },
     'acts-as-chat' => {
@@ -172,7 +173,8 @@ module ReadmeSetups # rubocop:disable Metrics/ModuleLength -- a table of data, o
     },
     'converters' => { needs: %w[ruby_llm] },
     'native-converters' => { needs: %w[ruby_llm] },
-    'running-code' => { needs: %w[ruby_llm], files: { 'app/skills/' => nil } }
+    'running-code' => { needs: %w[ruby_llm], files: { 'app/skills/' => nil } },
+    'instrumentation' => { needs: %w[ruby_llm] }
   }.freeze
 
   module_function

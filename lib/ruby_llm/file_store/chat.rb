@@ -19,5 +19,6 @@ require_relative 'chat/message_view'
 require_relative 'chat/chat_extension'
 require_relative 'chat/code_execution'
 require_relative 'chat/agent'
+require_relative 'chat/message_attachments'
 require_relative 'chat/acts_as_chat'
 require_relative 'railtie' if defined?(::Rails::Railtie)

@@ -23,13 +23,14 @@ module RubyLLM
       # what the model read: each call gives a new one, so a read by one chat's tools
       # never lets another chat's tools change the file. +code+ answers whether the
       # chat can run code, so a tool points the model at run_code only then. Raises
-      # ArgumentError for a name in +extra+ that is no such tool.
+      # ArgumentError for a name in +extra+ that is no such tool. +chat+ is named in
+      # the tools' events.
       #
       #   RubyLLM::FileStore::ChatTools.for(store, extra: [:glob_files]).map(&:name)
       #   # => ["list_files", "read_file", "search_files", "write_file", "edit_file", "glob_files"]
-      def self.for(store, config: nil, on_write: nil, code: nil, reads: Reads.new, extra: [])
+      def self.for(store, config: nil, on_write: nil, code: nil, reads: Reads.new, extra: [], chat: nil)
         (Tools.by_default + Tools.on_request(extra)).map do |tool|
-          self[tool].new(store, config:, on_write:, code:, reads:)
+          self[tool].new(store, config:, on_write:, code:, reads:, chat:)
         end
       end
 

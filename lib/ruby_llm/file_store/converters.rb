@@ -21,10 +21,66 @@ module RubyLLM
       def convert(attachment, config: nil, content_type: nil)
         type = content_type || attachment.mime_type
         candidates(registry(config), type).each do |converter|
-          text = converter.call(attachment)
+          text = run(converter, attachment, type)
           return text if text
         end
         Text.call(attachment) if Text.readable?(attachment, type)
+      end
+
+      # What +converter+ reads from +attachment+. One that raises raises
+      # ConverterError, whose message the model reads: it names the file, not the
+      # converter's error (see ConverterError#loud!). A ConfigurationError (OCR on
+      # a ruby_llm without RubyLLM.ocr) says what to configure, and passes as it is, as
+      # does UnreadableDocumentError, a document that stopped its convert worker: no
+      # converter failed, the document asked for more than a conversion may have.
+      def run(converter, attachment, type)
+        converter.call(attachment)
+      rescue ConfigurationError, UnreadableDocumentError
+        raise
+      rescue StandardError => e
+        raise ConverterError.new(attachment.filename, type, original: e, converter:)
+      end
+
+      # [the text of +file+ in +store+ as its converters read it, or nil; the
+      # version it came from], kept in the store as that version's text.
+      def convert_file(store, file, config:)
+        bytes = store.read(file.path)
+        version = Reads.version_of_bytes(bytes)
+        upload = attachment(bytes, filename: file.filename, content_type: file.content_type)
+        text = convert(upload, config:, content_type: file.content_type)
+        store.cache_text(file, text) if text && (version.nil? || version == file.digest)
+        [text, version || Reads.size_and_time(file.byte_size, file.updated_at)]
+      end
+
+      # Runs the block, which converts +file+ of +store+ and returns [text, version],
+      # inside a <tt>convert.file_store.ruby_llm</tt> event; the block may add to
+      # the payload it is given (+:cached+).
+      def instrument(store, file, config: nil)
+        payload = { store:, path: file.path, content_type: file.content_type, bytes_in: file.byte_size }
+        Instrumentation.instrument(:convert, payload, config:) do |event|
+          result = yield event
+          converted(event, result.first)
+          result
+        rescue StandardError => e
+          failed(event, e)
+          raise
+        end
+      end
+
+      # The event of a conversion that gave +text+ (nil for none).
+      def converted(event, text)
+        event.merge!(bytes_out: text.to_s.bytesize, lines: text.to_s.count("\n"))
+        event[:outcome] ||= text ? :converted : :no_text
+      end
+
+      # The event of a conversion that raised +error+: the converter's own error, its
+      # first line (Ruby's error_highlight adds lines of source to some).
+      def failed(event, error)
+        return event.merge!(outcome: :refused, reason: error.message) if error.is_a?(UnreadableDocumentError)
+
+        original = error.is_a?(ConverterError) ? error.original : error
+        event.merge!(outcome: :failed, error: "#{original.class.name}: #{original.message.lines.first.to_s.chomp}")
+        event[:converter] = error.converter.inspect if error.is_a?(ConverterError)
       end
 
       # The converters to try for +type+: exact matches, then the family
@@ -52,7 +108,8 @@ module RubyLLM
       # OpenDocument and EPUB types, and HTML. OCR is not among them: it costs a
       # request per file.
       def defaults
-        { 'application/pdf' => PDF, 'text/html' => HTML }.merge(Office::TYPES.to_h { |type| [type, Office] })
+        builtin = { 'application/pdf' => PDF, 'text/html' => HTML }
+        Registry.of(builtin.merge(Office::TYPES.to_h { |type| [type, Office] }))
       end
 
       # The name the native core knows +converter+ by (+"pdf"+, +"office"+,
@@ -139,6 +196,22 @@ module RubyLLM
     end
 
     class << self
+      # Whether a converter that raises raises out of the tool call, rather than
+      # giving the model a short error: true or false when set, and by default
+      # true in Rails' development and test environments (<tt>Rails.env.local?</tt>).
+      #
+      #   RubyLLM::FileStore.raise_converter_errors = false
+      attr_writer :raise_converter_errors
+
+      def raise_converter_errors? # :nodoc:
+        return @raise_converter_errors unless @raise_converter_errors.nil?
+        return false unless defined?(::Rails) && ::Rails.respond_to?(:env)
+
+        # What Rails.env.local? is on Rails 7.1 and later; asked of 6.1's StringInquirer,
+        # which answers every question, local? is only whether the name is "local".
+        %w[development test].include?(::Rails.env.to_s)
+      end
+
       # The converters registered by MIME type when ruby_llm's configuration has no
       # +file_converters+ of its own; the built-in ones (Converters.defaults) until
       # changed.
@@ -147,10 +220,15 @@ module RubyLLM
       end
 
       # Replaces the registry: <tt>{}</tt> turns every built-in converter off.
-      attr_writer :file_converters
+      # Raises ArgumentError for a key that is no MIME type or family, or a
+      # converter without call (see Converters::Registry).
+      def file_converters=(converters)
+        @file_converters = Converters::Registry.of(converters)
+      end
     end
   end
 end
 
+require_relative 'converters/registry'
 require_relative 'converters/ocr'
 require_relative 'converters/builtin'

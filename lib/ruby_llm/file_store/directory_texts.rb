@@ -27,7 +27,7 @@ module RubyLLM
           chain = Converters.native_chain(file.content_type, config:)
           return super unless chain
 
-          converted = native(file.path) { |name| @native.converted(name, chain) }
+          converted = native_text(file, chain, config)
           version = read_version(converted[:digest], converted[:size], converted[:mtime])
           return [converted[:text], version] if converted[:text]
           raise Converters::Builtin.unreadable(file.path, converted[:why]) if converted[:stopped]
@@ -39,12 +39,26 @@ module RubyLLM
 
         private
 
+        # What the core's converters +chain+ read from +file+, in a convert event:
+        # whether the core's cache had it is not told (+cached+ is nil), and its
+        # refusal (a document past a ceiling) is the event's +error+.
+        def native_text(file, chain, config)
+          Converters.instrument(self, file, config:) do |event|
+            converted = native(file.path) { |name| @native.converted(name, chain) }
+            event.merge!(cached: nil, converter: chain.join(', '))
+            event.merge!(outcome: :refused, error: converted[:why]) if converted[:why] && !converted[:text]
+            [converted[:text], converted]
+          end.last
+        end
+
         # +[path, text, why]+ for each file inside +folder+ whose type a converter of
         # Ruby's reads: the text, or nil and why there is none.
         def ruby_converted(folder, plan, config)
           native(folder) { |name| @native.caller_paths(name, plan) }.map do |path|
             text = text(path, config:)
             text ? [path, text.b, nil] : [path, nil, 'gave no text']
+          rescue ConverterError => e
+            [path, nil, "could not be converted (#{e.loud!.reason})"]
           rescue StandardError => e
             [path, nil, "could not be converted (#{e.class.name}: #{e.message[0, 200]})"]
           end

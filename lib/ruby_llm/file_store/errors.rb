@@ -51,6 +51,34 @@ module RubyLLM # :nodoc:
     # than 1 GB of memory to convert".
     class UnreadableDocumentError < Error; end
 
+    # Raised by the store of a chat whose declared owner is missing, for each
+    # write: the file would otherwise become a shared one. The message names the chat.
+    class OwnerMissingError < Error; end
+
+    # Raised when a registered converter raised: the message, which the model
+    # reads, names the file and the converter's type, never the converter's own
+    # error, which is +original+ (and the event's and the log's).
+    class ConverterError < Error
+      # The exception the converter raised, the converter, and why in a few words.
+      attr_reader :original, :converter, :reason
+
+      def initialize(filename, type, original:, converter:)
+        @original = original
+        @converter = converter
+        @reason = "its #{type} converter failed"
+        super("#{filename} could not be converted: #{@reason}")
+      end
+
+      # Raises the converter's own error where FileStore.raise_converter_errors?
+      # (development and test in Rails), so the tool call fails in front of the
+      # developer; else returns itself, for the model's short message.
+      def loud!
+        raise original if FileStore.raise_converter_errors?
+
+        self
+      end
+    end
+
     # A path longer than a file system takes: over 4,096 bytes, or a part over 255.
     class PathTooLongError < ArgumentError; end
 

@@ -27,6 +27,12 @@ module RubyLLM
         files.sort_by!(&:path)
       end
 
+      # Names the store and counts its files: never their content, which an event's
+      # payload or a log line would otherwise carry.
+      def inspect # :nodoc:
+        "#<#{self.class.name} #{@mutex.synchronize { @files.size }} files>"
+      end
+
       def [](path) # :nodoc:
         @mutex.synchronize { @files[FileStore.path(path)] }&.first
       end

@@ -31,6 +31,7 @@ module RubyLLM
     # (<tt>class BucketStore < RubyLLM::FileStore</tt>) would find it for Rails.root.
     module RailsStore # :nodoc:
       autoload :SQLiteWait, File.expand_path('rails/sqlite_wait', __dir__)
+      autoload :Ownerless, File.expand_path('rails/ownerless', __dir__)
     end
   end
 

@@ -3,8 +3,13 @@
 module RubyLLM
   class FileStore
     # Installs ActsAsChat (chat/acts_as_chat.rb) after ruby_llm's own Active Record
-    # initializer, which is what defines acts_as_chat.
+    # initializer, which is what defines acts_as_chat, and logs the gem's events to
+    # the application's log (LogSubscriber).
     class Railtie < ::Rails::Railtie
+      initializer 'ruby_llm_file_store.log_subscriber' do
+        require_relative 'log_subscriber'
+      end
+
       initializer 'ruby_llm_file_store.acts_as_chat', after: 'ruby_llm.active_record' do
         ActiveSupport.on_load(:active_record) { RubyLLM::FileStore::ActsAsChat.install }
       end

@@ -132,6 +132,7 @@ module RubyLLM
 end
 
 # base.rb and text_source.rb, which the tools build on, then every tool in tools/.
+require_relative 'tools/events'
 require_relative 'tools/base'
 require_relative 'tools/text_source'
 Dir[File.join(__dir__, 'tools', '*.rb')].each { |file| require file }

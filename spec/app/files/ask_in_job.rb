@@ -26,6 +26,22 @@ end
 server = ScriptedLLMServer.start
 RubyLLM.configure { |config| server.point(config) }
 pdf = ENV.fetch('PDF')
+# The gem's events, as an APM sees them, and each download of a blob's bytes.
+events = Hash.new(0)
+ActiveSupport::Notifications.subscribe(/\.file_store\.ruby_llm\z/) { |name, *| events[name] += 1 }
+DOWNLOADS = Module.new do
+  class << self
+    attr_accessor :count
+  end
+  self.count = 0
+
+  def download(...)
+    DOWNLOADS.count += 1
+    super
+  end
+end
+ActiveStorage::Blob.prepend(DOWNLOADS)
+log_from = File.size?(Rails.root.join('log', "#{Rails.env}.log")).to_i
 blobs = -> { ActiveStorage::Blob.count }
 blobs_before = blobs.call
 
@@ -39,7 +55,9 @@ server.script(s.text('A quarterly report.'),
               s.tool_call('list_files'), s.text('report.pdf is there.'),
               s.text('Noted.'))
 Chat.find(chat.id).ask('What is this?', with: pdf)
+downloads = [DOWNLOADS.count]
 ChatResponseJob.perform_now(chat.id, 'Where is the company hiring?')
+downloads << DOWNLOADS.count
 hiring_reply = chat.messages.where(role: 'assistant').last
 adapter = ActiveJob::Base.queue_adapter
 ChatResponseJob.perform_later(chat.id, 'Which files does this chat have?')
@@ -49,6 +67,7 @@ wait_for = lambda do |&done|
   sleep 0.1 until done.call || Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
 end
 wait_for.call { Chat.find(chat.id).messages.where(role: 'assistant').exists?(content: 'report.pdf is there.') }
+downloads << DOWNLOADS.count
 puts "ruby_llm #{RubyLLM::VERSION} (#{Object.const_source_location('RubyLLM::Chat').first}), Rails #{Rails.version}, " \
      "jobs on #{adapter.class.name}"
 
@@ -78,6 +97,20 @@ check.call("the page is sent the job's answer chunk by chunk (Turbo broadcasts t
            hiring_reply.content == hiring && streamed.size > 1 && streamed.map { |sent| sent[:content] }.join == hiring &&
            streamed.all? { |sent| sent[:stream] == "chat_#{chat.id}" }, streamed.inspect)
 puts "request sizes: #{bodies.map { |body| JSON.generate(body).bytesize }.join(', ')} bytes (the PDF: #{size})"
+
+%w[tool convert attachment].each do |event|
+  check.call("a subscriber sees #{event}.file_store.ruby_llm events", events["#{event}.file_store.ruby_llm"].positive?,
+             events.inspect)
+end
+log = File.binread(Rails.root.join('log', "#{Rails.env}.log")).byteslice(log_from..).to_s
+%w[search_files read_file list_files].each do |tool|
+  check.call("log/#{Rails.env}.log has a line for the model's #{tool} call",
+             # After Active Job's tags on a job's lines.
+             log.match?(/(?:^|\] ) *FileStore #{tool}\b.*: ok, /), log.lines.grep(/FileStore #{tool}/).inspect)
+end
+# The first question's may read it once; the :async job's question, whose model only lists files, never.
+check.call('a later question downloads no earlier attachment (downloads after each question: ' \
+           "#{downloads.join(', ')})", downloads.first <= 1 && downloads.last == downloads[1], downloads.inspect)
 
 message_blob = chat.messages.flat_map { |message| message.attachments.map(&:blob) }.first
 check.call("the PDF is one row of the chat's files, Dana's", rows.map { |row| [row.path, row.owner] } ==

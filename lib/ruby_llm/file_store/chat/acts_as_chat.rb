@@ -41,6 +41,7 @@ module RubyLLM
         def file_store(store = NOT_GIVEN, spill_to_file: NOT_GIVEN, owner: nil, extra_tools: NOT_GIVEN)
           given = { store:, spill_to_file:, owner:, extra_tools: }
                   .reject { |_, value| value.equal?(NOT_GIVEN) || value.nil? }
+          declared_once!(given)
           @file_store_declaration = store.nil? ? REMOVED : given.freeze
           file_store_declaration
         end
@@ -51,6 +52,23 @@ module RubyLLM
           declaring = ancestors.find { |ancestor| ancestor.instance_variable_defined?(:@file_store_declaration) }
           declaration = declaring&.instance_variable_get(:@file_store_declaration)
           declaration unless declaration.equal?(REMOVED)
+        end
+
+        private
+
+        # Raises ArgumentError when this class has declared its store already: a
+        # second declaration would silently undo the first's owner.
+        def declared_once!(given)
+          return unless instance_variable_defined?(:@file_store_declaration)
+
+          raise ArgumentError, "#{name || inspect} declares file_store twice (#{described(@file_store_declaration)}, " \
+                               "then #{described(given)}): declare it once; a subclass may declare its own"
+        end
+
+        def described(declaration)
+          return 'nil' if declaration.equal?(REMOVED)
+
+          declaration.empty? ? 'with nothing' : "with #{declaration.keys.join(', ')}"
         end
       end
 
@@ -144,6 +162,12 @@ module RubyLLM
           ActsAsChat.extend_chat_class(self)
           result
         end
+
+        def acts_as_message(...)
+          result = super
+          MessageAttachments.install(self)
+          result
+        end
       end
 
       module_function
@@ -169,12 +193,18 @@ module RubyLLM
       # [store, options] for +record+ from a class's +declaration+, its lambdas run on
       # the record.
       def setting_from(record, declaration)
-        store = if declaration.key?(:store)
-                  evaluate(record, declaration[:store])
-                else
-                  RubyLLM.file_store.active_storage(record, owner: evaluate(record, declaration[:owner]))
-                end
+        store = declaration.key?(:store) ? evaluate(record, declaration[:store]) : owners_store(record, declaration)
         [store, declaration.slice(:spill_to_file, :extra_tools)]
+      end
+
+      # The record's Active Storage store, for the declared owner: one that writes
+      # nothing when the declaration names an owner and it is nil (RailsStore::Ownerless).
+      def owners_store(record, declaration)
+        owner = evaluate(record, declaration[:owner])
+        return RubyLLM.file_store.active_storage(record, owner:) unless owner.nil? && declaration.key?(:owner)
+
+        FileStore.require_active_storage!('file_store owner:')
+        RailsStore::Ownerless.new(record)
       end
 
       def evaluate(record, value)

@@ -55,12 +55,24 @@ module RubyLLM
         runtime = runtime_context(chat:, inputs: input_values)
         arguments = []
         arguments << evaluate(declaration[:store], runtime) unless declaration[:store].equal?(NOT_GIVEN)
-        options = {}
-        %i[spill_to_file attachments extra_tools].each do |option|
+        options = declared_options(declaration)
+        owner = evaluate(declaration[:owner], runtime) if declaration[:owner]
+        # An owner that is missing is not "shared": a record's store then writes nothing.
+        return chat.with_file_store(RailsStore::Ownerless.new(chat), **options) if ownerless?(declaration, owner, chat)
+
+        options[:owner] = owner if owner
+        chat.with_file_store(*arguments, **options)
+      end
+
+      def declared_options(declaration)
+        %i[spill_to_file attachments extra_tools].each_with_object({}) do |option, options|
           options[option] = declaration[option] unless declaration.fetch(option, NOT_GIVEN).equal?(NOT_GIVEN)
         end
-        options[:owner] = evaluate(declaration[:owner], runtime) if declaration[:owner]
-        chat.with_file_store(*arguments, **options)
+      end
+
+      def ownerless?(declaration, owner, chat)
+        declaration[:owner] && owner.nil? && declaration[:store].equal?(NOT_GIVEN) &&
+          defined?(::ActiveRecord::Base) && chat.is_a?(::ActiveRecord::Base)
       end
     end
   end

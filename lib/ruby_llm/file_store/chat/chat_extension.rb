@@ -86,7 +86,8 @@ module RubyLLM
       # What the model gets for +content+, the result of +tool_call+: itself, or its
       # start when it was spilled to a file (Seams::Chat calls it).
       def file_store_spill(tool_call, content)
-        Spiller.new(@file_store, @file_store_spill, method(:file_written)).call(tools[tool_call.name.to_sym], content)
+        Spiller.new(@file_store, @file_store_spill, method(:file_written), chat: self, config: @config)
+               .call(tools[tool_call.name.to_sym], content)
       end
 
       def default_file_store
@@ -121,9 +122,9 @@ module RubyLLM
       def attach_file_store(store, spill, extra)
         @file_store = store
         @file_store_spill = spill
-        @file_store_keeper = AttachmentKeeper.new(store, method(:file_written))
+        @file_store_keeper = AttachmentKeeper.new(store, method(:file_written), chat: self, config: @config)
         @file_store_tools = ChatTools.for(store, config: @config, on_write: method(:file_written),
-                                                 code: -> { @tools.key?(:run_code) }, extra:)
+                                                 code: -> { @tools.key?(:run_code) }, extra:, chat: self)
         with_tools(*@file_store_tools)
       end
 

@@ -22,7 +22,7 @@ module RubyLLM
         runner = CodeRunner.new(file_store, python:, ruby:, shell:, sandbox:, timeout:, mounts:, limits:,
                                             on_write: method(:file_written))
         runner.check_sandbox!
-        @code_tool = ChatTools::RunCode.new(runner, config: @config, on_write: method(:file_written))
+        @code_tool = ChatTools::RunCode.new(runner, config: @config, on_write: method(:file_written), chat: self)
         with_tools(@code_tool)
       end
 

@@ -17,6 +17,12 @@ module RubyLLM
         @file_converters ||= Converters.defaults
       end
 
+      # Replaces the registry, checked as Converters::Registry checks each converter
+      # registered; nil puts the built-in ones back.
+      def file_converters=(converters)
+        super(converters && Converters::Registry.of(converters))
+      end
+
       # A copy, such as a context's, gets its own Hash, so registering a converter
       # there leaves the original alone.
       def initialize_copy(source)

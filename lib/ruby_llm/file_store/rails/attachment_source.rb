@@ -11,18 +11,26 @@ module RubyLLM
       # it). And an attachment kept as one owner's file is never copied again by a store
       # without that owner, as a shared file or as another owner's.
       class AttachmentSource # :nodoc:
+        # A message's blob whose bytes the caller has, so its SHA-256 +digest+ and
+        # first bytes (+head+) are known: the write that shares it need not download it.
+        MeasuredBlob = Struct.new(:blob, :digest, :head)
+
         def initialize(chat, owner)
           @chat = chat
           @keys = [RubyLLM::ActiveRecord::ChatFile.key_for(owner), ''].uniq
         end
 
-        # A message's blob holding +bytes+ that no other owner's file uses; else +bytes+,
+        # A message's blob holding +bytes+ that no other owner's file uses (a
+        # MeasuredBlob); else +bytes+,
         # unless no such blob is free or another owner's file holds the same +digest+,
         # when nil: the store keeps nothing, and the attachment goes to the model as the
         # message has it.
         def content(bytes, digest)
           blobs = message_blobs(bytes)
-          return blobs.find { |blob| !others_blob_ids(blobs).include?(blob.id) } if blobs.any?
+          if blobs.any?
+            free = blobs.find { |blob| !others_blob_ids(blobs).include?(blob.id) }
+            return free && MeasuredBlob.new(free, digest, bytes.byteslice(0, Upload::HEAD))
+          end
 
           others_rows.exists?(digest:) ? nil : bytes
         end

@@ -101,21 +101,37 @@ module RubyLLM
         blob.purge
       end
 
-      # Raises RubyLLM::ConfigurationError, naming the generators to run, unless the
-      # table exists. Once it does, it is not asked again.
+      # Raises RubyLLM::ConfigurationError, naming the commands to run, unless the
+      # table and Active Storage's exist. Once they do, they are not asked again.
       def self.require_table!
         return if table_ready?
 
+        storage = missing_storage_tables
+        unless storage.empty?
+          raise RubyLLM::ConfigurationError,
+                "Active Storage's tables #{storage.join(' and ')} do not exist yet: run " \
+                'bin/rails active_storage:install, then bin/rails db:migrate'
+        end
         raise RubyLLM::ConfigurationError,
               "The table #{table_name} does not exist yet: run bin/rails generate ruby_llm_file_store:install " \
               '(ruby_llm_file_store:upgrade in an application that has ruby_llm\'s tables already), ' \
               'then bin/rails db:migrate'
       end
 
-      # Whether the table exists, asked of the database until it does (a missing table
-      # is not remembered, so a migration run meanwhile is seen).
+      # Whether the table and Active Storage's exist, asked of the database until
+      # they do (a missing table is not remembered, so a migration run meanwhile is
+      # seen).
       def self.table_ready?
-        @table_ready ||= connection_pool.with_connection { |connection| connection.table_exists?(table_name) }
+        @table_ready ||= missing_storage_tables.empty? &&
+                         connection_pool.with_connection { |connection| connection.table_exists?(table_name) }
+      end
+
+      # The tables of Active Storage's blobs and attachments that the database lacks.
+      def self.missing_storage_tables
+        [::ActiveStorage::Blob, ::ActiveStorage::Attachment].filter_map do |model|
+          exists = model.connection_pool.with_connection { |connection| connection.table_exists?(model.table_name) }
+          model.table_name unless exists
+        end
       end
 
       private

@@ -11,6 +11,7 @@ require_relative 'sqlite_wait'
 require_relative 'upload'
 require_relative 'view'
 require_relative 'kept_texts'
+require_relative 'kept_blobs'
 
 RubyLLM::FileStore::RailsStore::SQLiteWait.hook!
 
@@ -32,10 +33,11 @@ module RubyLLM
     # Content may also be an Active Storage blob or attachment, which the file then
     # shares instead of copying:
     #
-    #   store.write("contract.pdf", message.attachment)
+    #   store.write("contract.pdf", message.attachments.first)
     class FileStore < RubyLLM::FileStore
       include RailsStore::Tidying
       include RailsStore::KeptTexts
+      include RailsStore::KeptBlobs
 
       # The chat record, and the owner record or nil.
       attr_reader :chat, :owner

@@ -7,11 +7,45 @@ require 'tempfile'
 module RubyLLM
   class FileStore # :nodoc:
     module RailsStore
+      # How an Upload measures its content: size, SHA-256 digest and first bytes.
+      module Measuring # :nodoc:
+        private
+
+        # The size, digest and first bytes of +content+: known already for a
+        # MeasuredBlob, read for another blob, spooled from anything else.
+        def measure(content)
+          if content.is_a?(AttachmentSource::MeasuredBlob)
+            @byte_size = content.blob.byte_size
+            @digest = content.digest
+            @head = content.head
+          elsif @shared
+            measure_blob(@shared)
+          else
+            @io = spool(content)
+          end
+        end
+
+        # An existing blob is read once, in chunks, for the digest the store promises
+        # (Active Storage keeps only an MD5).
+        def measure_blob(blob)
+          sha = Digest::SHA256.new
+          @head = String.new(encoding: Encoding::BINARY)
+          blob.download do |chunk|
+            @head << chunk.byteslice(0, Upload::HEAD - @head.bytesize) if @head.bytesize < Upload::HEAD
+            sha << chunk
+          end
+          @byte_size = blob.byte_size
+          @digest = sha.hexdigest
+        end
+      end
+
       # The content of one write, measured before it reaches the database: its size,
       # SHA-256 digest, content type and blob. A String or an IO becomes a new blob; an
       # Active Storage blob, or an attachment of one, is kept as it is, so a message's
       # attachment and the chat's file share one copy.
       class Upload # :nodoc:
+        include Measuring
+
         CHUNK = 1024 * 1024
         HEAD = 512
 
@@ -22,11 +56,7 @@ module RubyLLM
         def initialize(path, content, content_type)
           @path = path
           @shared = shared_blob(content)
-          if @shared
-            measure_blob(@shared)
-          else
-            @io = spool(content)
-          end
+          measure(content)
           @content_type = content_type || RubyLLM::FileStore::Native.content_type(path, @head)
         end
 
@@ -83,24 +113,11 @@ module RubyLLM
         def shared_blob(content)
           case content
           when ::ActiveStorage::Blob then content
-          when ::ActiveStorage::Attachment then content.blob
+          when ::ActiveStorage::Attachment, AttachmentSource::MeasuredBlob then content.blob
           when ::ActiveStorage::Attached::One
             content.attachment&.blob || raise(ArgumentError,
                                               "content for #{@path} is an attachment with no file attached")
           end
-        end
-
-        # An existing blob is read once, in chunks, for the digest the store promises
-        # (Active Storage keeps only an MD5).
-        def measure_blob(blob)
-          sha = Digest::SHA256.new
-          @head = String.new(encoding: Encoding::BINARY)
-          blob.download do |chunk|
-            @head << chunk.byteslice(0, HEAD - @head.bytesize) if @head.bytesize < HEAD
-            sha << chunk
-          end
-          @byte_size = blob.byte_size
-          @digest = sha.hexdigest
         end
 
         def spool(content)

@@ -12,20 +12,23 @@ module RubyLLM
 
         # Each tool declares itself with +tool+ (see Declaration).
         extend Declaration
+        include Events
 
-        attr_reader :store, :config
+        attr_reader :store, :config, :chat
 
         # +on_write+ receives each StoredFile the tool writes; +code+, when given,
         # answers whether the model can run code (run_code) beside this tool.
         # +reads+ is the record of what the model read that this tool shares with
         # the other tools of its chat (ChatTools.for gives each chat one); without
-        # it the tool uses the store's record for the current thread.
+        # it the tool uses the store's record for the current thread. +chat+, the
+        # RubyLLM::Chat the tool serves, is named in the events it emits.
         #
         #   reads = RubyLLM::FileStore::Reads.new
         #   Tools::ReadFile.new(store, reads:).call(path: "plan.md")
         #   Tools::WriteFile.new(store, reads:).call(path: "plan.md", content: "v2")
-        def initialize(store, config: nil, on_write: nil, code: nil, reads: nil)
+        def initialize(store, config: nil, on_write: nil, code: nil, reads: nil, chat: nil)
           @store = store
+          @chat = chat
           @config = config
           @on_write = on_write
           @code = code
@@ -43,12 +46,9 @@ module RubyLLM
         # Runs the tool with the model's arguments; a failure is returned as a
         # short message starting "Error:". No result passes the ceiling of
         # Native::MAX_RESULT_CHARS characters; a longer one is cut, with a note.
+        # Each call is a <tt>tool.file_store.ruby_llm</tt> event.
         def call(**arguments)
-          capped(run(**arguments))
-        rescue ArgumentError, FileNotFoundError, FileStore::Error => e
-          error(e.message)
-        rescue StandardError => e
-          error("#{e.class.name}: #{e.message}")
+          instrumented(arguments) { attempt(arguments) }
         end
 
         # Whether the model can run code, so a message may point it at run_code.
@@ -57,6 +57,23 @@ module RubyLLM
         end
 
         private
+
+        # [what the model gets, the error message or nil].
+        def attempt(arguments)
+          [capped(run(**arguments)), nil]
+        rescue ConverterError => e
+          failed(e.loud!.message)
+        rescue ArgumentError, FileNotFoundError, FileStore::Error => e
+          failed(e.message)
+        rescue StandardError => e
+          # Its first line: Ruby's error_highlight adds lines of source to some.
+          failed("#{e.class.name}: #{e.message.lines.first.to_s.chomp}")
+        end
+
+        def failed(message)
+          text = error(message)
+          [text, text.delete_prefix('Error: ')]
+        end
 
         def capped(result)
           case result
@@ -118,8 +135,9 @@ module RubyLLM
         def refuse_large(path, bytesize, now: false)
           return if bytesize <= store.max_file_size
 
-          raise ArgumentError, "#{path} #{now ? 'is' : 'would be'} #{human(bytesize)}, over this store's limit of " \
-                               "#{human(store.max_file_size)} a file. Write it as several smaller files."
+          refuse(path, :too_large, "#{path} #{now ? 'is' : 'would be'} #{human(bytesize)}, over this store's " \
+                                   "limit of #{human(store.max_file_size)} a file. Write it as several smaller files.",
+                 bytes: bytesize)
         end
 
         def human(bytes)
@@ -134,7 +152,7 @@ module RubyLLM
 
         def check_read(file)
           refusal = reads.refusal(file)
-          raise ArgumentError, refusal if refusal
+          refuse(file.path, :unread, refusal) if refusal
         end
       end
     end

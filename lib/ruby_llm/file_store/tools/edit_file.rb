@@ -24,7 +24,7 @@ module RubyLLM
         def run(path:, old_text:, new_text:, replace_all: false)
           store.with_lock do
             file = store.find(path)
-            check_read(file)
+            check_changeable(file)
             # Refused by its size before it is read: a 1 GB file is never loaded.
             refuse_large(file.path, file.byte_size, now: true)
             edited = Native.edit(store.read(file.path), old_text.to_s, new_text.to_s, flag(replace_all),
@@ -34,8 +34,6 @@ module RubyLLM
             wrote(store.write(file.path, content, content_type: file.content_type))
             edited_note(file.path, edited)
           end
-        rescue EditError => e
-          "Error: #{e.message}"
         end
 
         def edited_note(path, edited)

@@ -37,8 +37,8 @@ module RubyLLM
 
         attr_reader :runner
 
-        def initialize(runner, config: nil, on_write: nil, reads: nil)
-          super(runner.store, config:, on_write:, reads:)
+        def initialize(runner, config: nil, on_write: nil, reads: nil, chat: nil)
+          super(runner.store, config:, on_write:, reads:, chat:)
           @runner = runner
         end
 
@@ -47,7 +47,26 @@ module RubyLLM
         def run(language:, code:, files: nil)
           raise ArgumentError, 'code is empty' if code.to_s.strip.empty?
 
-          runner.run(language:, code:, files: Array(files)).to_s
+          payload = event_payload(language: language.to_s, sandbox: runner.sandbox?, workspace: runner.workspace?,
+                                  bytes_in: code.to_s.bytesize)
+          Instrumentation.instrument(:run_code, payload, config:) do |event|
+            runner.run(language:, code:, files: Array(files)).tap { |result| describe_run(event, result) }.to_s
+          rescue StandardError => e
+            event.merge!(outcome: :error, error: "#{e.class.name}: #{e.message}")
+            raise
+          end
+        end
+
+        # How the run ended, for its event: never what it printed.
+        def describe_run(event, result)
+          outcome = if result.timed_out?
+                      :timed_out
+                    else
+                      result.signal ? :signalled : :exited
+                    end
+          event.merge!(outcome:, exit_code: result.exit_code, signal: result.signal, seconds: result.seconds,
+                       created: result.created.size, changed: result.changed.size, deleted: result.deleted.size,
+                       bytes_out: result.stdout.to_s.bytesize + result.stderr.to_s.bytesize)
         end
       end
     end

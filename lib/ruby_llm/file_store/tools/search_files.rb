@@ -124,6 +124,8 @@ module RubyLLM
           source.searchable(file)
         rescue UnreadableDocumentError => e
           TextSource::Unread.new(e.message.delete_prefix("#{file.path} ").delete_prefix("#{file.filename} "))
+        rescue ConverterError => e
+          TextSource::Unread.new("could not be converted (#{e.loud!.reason})")
         rescue StandardError => e
           TextSource::Unread.new("could not be converted (#{e.class.name}: #{e.message[0, 200]})")
         end

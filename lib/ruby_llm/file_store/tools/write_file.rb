@@ -20,6 +20,7 @@ module RubyLLM
           raise ArgumentError, "content must be a string, the whole text of the file, not #{content.class}" unless
             content.is_a?(String)
 
+          check_writable(path)
           refuse_large(path, content.bytesize)
           store.with_lock do
             existing = store[path]

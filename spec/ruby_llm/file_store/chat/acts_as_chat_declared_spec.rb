@@ -78,6 +78,58 @@ RSpec.describe 'acts_as_chat with a declared store', :acts_as_chat, :rails, :rub
     expect(found(PlainChat, chat).file_store).to be_nil
   end
 
+  it 'downloads an attachment at most once over a 5-question conversation, each question a record loaded afresh' do
+    BlobDownloads.count!
+    klass = chat_class { file_store owner: -> { files_owner } }
+    server.script(*Array.new(5) { |i| ScriptedLLMServer.text("Answer #{i + 1}.") })
+    chat = create_chat(klass)
+    before = BlobDownloads.count
+
+    found(klass, chat).ask('What is this?', with: pdf_path)
+    first = BlobDownloads.count - before
+    # The later questions, as ruby_llm's ChatResponseJob asks them: Chat.find(id).ask, in another thread.
+    4.times { |i| Thread.new { found(klass, chat).ask("And question #{i + 2}?") }.join }
+
+    expect(first).to be <= 1
+    expect(BlobDownloads.count - before - first).to eq(0)
+    expect(server.request_bodies.map { |body| attachments_in(body).size }).to eq([1, 0, 0, 0, 0])
+    expect(first_question(server.request_bodies.last)).to include('report.pdf (application/pdf, ')
+    expect(rows_of(chat).map { |row| [row.path, row.owner] }).to eq([['report.pdf', dana]])
+  end
+
+  it "writes nothing for a chat whose declared owner is nil, saying so, rather than sharing an owner's file" do
+    klass = chat_class { file_store owner: -> {} }
+    server.script(ScriptedLLMServer.text('It is a report.'), ScriptedLLMServer.text('Still a report.'))
+    chat = create_chat(klass)
+    refusal = "DeclaredChat #{chat.id} has no owner for its files (its file_store owner: gave nil), so nothing " \
+              'is written, not even as a shared file: give the chat its owner first, or declare file_store ' \
+              'without owner: for files everyone in the chat shares'
+
+    found(klass, chat).ask('What is this?', with: pdf_path)
+    found(klass, chat).ask('And now?')
+    written = found(klass, chat).to_llm.tools[:write_file].call({ 'path' => 'notes.md', 'content' => 'mine' })
+
+    expect(written).to eq("Error: #{refusal}")
+    expect { found(klass, chat).file_store.write('notes.md', 'mine') }
+      .to raise_error(RubyLLM::FileStore::OwnerMissingError, refusal)
+    expect(rows_of(chat)).to be_empty
+    # The attachment was not kept, so each request sends it as the message has it.
+    expect(server.request_bodies.map { |body| attachments_in(body).size }).to eq([1, 1])
+  end
+
+  it 'refuses a second file_store declaration on one class, which would undo the first' do
+    twice = lambda do
+      chat_class do
+        file_store owner: -> { files_owner }
+        file_store spill_to_file: 5000
+      end
+    end
+    expect(&twice).to raise_error(ArgumentError, 'DeclaredChat declares file_store twice (with owner, then with ' \
+                                                 'spill_to_file): declare it once; a subclass may declare its own')
+    expect { stub_const('SubChat', Class.new(chat_class { file_store }) { file_store spill_to_file: 5000 }) }
+      .not_to raise_error
+  end
+
   it 'answers a later question of a record loaded afresh with the one-line mention, sharing the blob' do
     klass = chat_class { file_store owner: -> { files_owner } }
     # No tool call: ruby_llm 1.16.0's tool_calls table takes each scripted call id once.

@@ -114,4 +114,17 @@ RSpec.describe 'acts_as_chat with files', :acts_as_chat, :rails, :ruby_llm do
     # The context as a chat option: 1.16.0's Agent.chat leaves the class's context out.
     expect { plain.chat(context:) }.to raise_error(ArgumentError, /needs a chat record/)
   end
+
+  it "gives an agent's record chat whose owner is nil a store that writes nothing, not a shared one" do
+    agent = Class.new(RubyLLM::Agent) do
+      chat_model Conversation
+      model ScriptedLLMServer::MODEL, provider: :openai, assume_model_exists: true
+      file_store owner: -> {}
+    end
+    record = agent.create!(context:)
+    expect(record.file_store).to be_a(RubyLLM::FileStore::RailsStore::Ownerless)
+    expect { record.file_store.write('notes.md', 'mine') }
+      .to raise_error(RubyLLM::FileStore::OwnerMissingError, /\AConversation #{record.id} has no owner/)
+    expect(RubyLLM::ActiveRecord::ChatFile.where(chat_id: record.id)).to be_empty
+  end
 end

@@ -21,9 +21,18 @@ RSpec.describe 'config.file_converters', :ruby_llm do
   end
 
   it "gives a context's copy of the config its own Hash" do
-    context = RubyLLM.context { |config| config.file_converters['application/x-test'] = :context_only }
-    expect(context.config.file_converters['application/x-test']).to eq(:context_only)
+    context_only = ->(_file) { 'context only' }
+    context = RubyLLM.context { |config| config.file_converters['application/x-test'] = context_only }
+    expect(context.config.file_converters['application/x-test']).to eq(context_only)
     expect(RubyLLM.config.file_converters).not_to have_key('application/x-test')
+  end
+
+  it 'refuses, as RubyLLM.configure runs, a key that is not a MIME type and a converter without call' do
+    expect { RubyLLM.configure { |config| config.file_converters['pdf'] = RubyLLM.file_store.converter.pdf } }
+      .to raise_error(ArgumentError, /config.file_converters\["pdf"\]: "pdf" is not a MIME type/)
+    expect { RubyLLM.context { |config| config.file_converters = { 'application/x-test' => :reader } } }
+      .to raise_error(ArgumentError, /:reader does not answer call/)
+    expect(RubyLLM.config.file_converters.keys).not_to include('pdf', 'application/x-test')
   end
 
   it 'is what FileStore#text uses by default' do

@@ -88,6 +88,19 @@ RSpec.describe RubyLLM::FileStore::Tools::SearchFiles do
                                                                    '1 file skipped: only/blob.bin is binary.')
     end
 
+    it 'skips a file whose converter raises, saying so without its error, and searches the rest' do
+      RubyLLM::FileStore.raise_converter_errors = false
+      failing = ->(_file) { raise NoMethodError, "undefined method `pages' for nil (reader.rb:12)" }
+      config = Struct.new(:file_converters).new({ 'application/x-broken' => failing })
+      store.write('only/a.broken', 'Remote', content_type: 'application/x-broken')
+      store.write('only/terms.txt', "Remote terms\n")
+      expect(described_class.new(store, config:).call(pattern: 'Remote', path: 'only'))
+        .to eq("only/terms.txt:1: Remote terms\n[1 file skipped: only/a.broken could not be converted " \
+               '(its application/x-broken converter failed).]')
+    ensure
+      RubyLLM::FileStore.raise_converter_errors = nil
+    end
+
     it 'names ten skipped files and counts the rest' do
       12.times { |n| store.write(format('img/%02d.png', n), "\x89PNG\r\n".b) }
       expect(tool.call(pattern: 'x', path: 'img')).to end_with('img/09.png has no text converter; and 2 more.')
