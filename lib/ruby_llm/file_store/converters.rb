@@ -76,7 +76,7 @@ module RubyLLM
       # The event of a conversion that raised +error+: the converter's own error, its
       # first line (Ruby's error_highlight adds lines of source to some).
       def failed(event, error)
-        return event.merge!(outcome: :refused, reason: error.message) if error.is_a?(UnreadableDocumentError)
+        return event.merge!(outcome: :refused, error: error.message) if error.is_a?(UnreadableDocumentError)
 
         original = error.is_a?(ConverterError) ? error.original : error
         event.merge!(outcome: :failed, error: "#{original.class.name}: #{original.message.lines.first.to_s.chomp}")
