@@ -19,6 +19,7 @@ mod raw;
 mod sandbox;
 mod seccomp;
 mod spec;
+mod tmp;
 
 use std::os::fd::AsFd;
 use std::os::unix::process::ExitStatusExt;
@@ -243,8 +244,27 @@ async fn run_async(
     let limits = spec.limits;
     let mut notes = Vec::new();
     let groups = cgroup::Groups::create(limits.processes, limits.memory_bytes, limits.cpu_percent);
+    // Its /tmp, in copy mode's namespaces or in new ones, which the run enters.
+    let run_tmp = if spec.sandbox {
+        let uid = sandbox::run_uid(true);
+        let gid = if uid == RUN_UID {
+            RUN_UID
+        } else {
+            rustix::process::getegid().as_raw()
+        };
+        Some(tmp::RunTmp::make(
+            private.as_deref(),
+            limits.tmp_bytes,
+            uid,
+            gid,
+        )?)
+    } else {
+        None
+    };
+    let entered = private.or_else(|| run_tmp.as_ref().and_then(tmp::RunTmp::namespaces));
     let wrapped = if spec.sandbox {
-        Some(sandbox::wrap(spec, groups.memory)?)
+        let tmp = run_tmp.as_ref().map(tmp::RunTmp::path);
+        Some(sandbox::wrap(spec, groups.memory, tmp)?)
     } else {
         None
     };
@@ -288,7 +308,7 @@ async fn run_async(
             for fd in &attach {
                 cgroup::join(*fd)?;
             }
-            if let Some(tmpfs) = &private {
+            if let Some(tmpfs) = &entered {
                 tmpfs.enter()?;
             }
             limits::isolate(&keep)?;
