@@ -244,7 +244,8 @@ async fn run_async(
     let limits = spec.limits;
     let mut notes = Vec::new();
     let groups = cgroup::Groups::create(limits.processes, limits.memory_bytes, limits.cpu_percent);
-    // Its /tmp, in copy mode's namespaces or in new ones, which the run enters.
+    // Its /tmp, in copy mode's namespaces or in new ones, which the run enters;
+    // where the kernel allows no such namespace, bubblewrap's own (a size only).
     let run_tmp = if spec.sandbox {
         let uid = sandbox::run_uid(true);
         let gid = if uid == RUN_UID {
@@ -252,12 +253,7 @@ async fn run_async(
         } else {
             rustix::process::getegid().as_raw()
         };
-        Some(tmp::RunTmp::make(
-            private.as_deref(),
-            limits.tmp_bytes,
-            uid,
-            gid,
-        )?)
+        tmp::RunTmp::make(private.as_deref(), limits.tmp_bytes, uid, gid).ok()
     } else {
         None
     };
