@@ -346,9 +346,16 @@ async fn run_async(
     groups.remove().await;
     drop(wrapped);
     // Every process of the run is gone: nothing races the repair.
-    let (gaps, too_deep) = folder.repair(&kept);
-    note_gaps(&gaps, &mut notes);
-    note_too_deep(&too_deep, &mut notes);
+    let repaired = folder.repair(&kept, &before, limits.new_names);
+    note_gaps(&repaired.gaps, &mut notes);
+    note_too_deep(&repaired.too_deep, &mut notes);
+    if repaired.over > 0 {
+        notes.push(format!(
+            "The run left more than {} new files, folders and links: {} more were removed, \
+             in the order the folders list them.",
+            limits.new_names, repaired.over
+        ));
+    }
     let after = look(&folder, Digests::Touched(&before), &mut notes);
     if let Some(lent) = lent {
         note_gaps(&lent.take_back(), &mut notes);

@@ -46,8 +46,10 @@ module RubyLLM
         @sandbox = sandbox ? true : false
         @timeout = Deadline.check(timeout)
         @mounts = Mounts.new(mounts)
-        # The folder's files are read up to save_bytes before a run, to tell a change by content.
+        # The folder's files are read up to save_bytes before a run, to tell a change by content,
+        # and the repair after a run leaves at most twice save_files new names.
         @limits = DEFAULT_LIMITS.merge(limits).then { |all| all.merge(digest_bytes: all[:save_bytes]) }
+        @limits[:new_names] = @limits[:save_files] * 2
         @on_write = on_write
         @interpreters = Interpreters.new
       end
@@ -130,7 +132,8 @@ module RubyLLM
       end
 
       def native_run(argv, dir, read_only, timeout: @timeout)
-        Native.run(argv, dir, read_only, @sandbox, timeout.to_f, @limits.slice(*NATIVE_LIMITS, :digest_bytes))
+        Native.run(argv, dir, read_only, @sandbox, timeout.to_f,
+                   @limits.slice(*NATIVE_LIMITS, :digest_bytes, :new_names))
       end
 
       def importable?(name)
