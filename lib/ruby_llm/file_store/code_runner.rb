@@ -24,10 +24,11 @@ module RubyLLM
       DEFAULT_LIMITS = {
         cpu_seconds: 60, cpu_percent: 100, memory_bytes: 2 << 30, tmp_bytes: 256 << 20, file_bytes: 256 << 20,
         processes: 64, output_bytes: 20_000, save_bytes: 256 << 20, save_files: 10_000, folder_bytes: 1 << 30,
-        folder_files: 100_000
+        folder_files: 100_000, new_names: 20_000
       }.freeze
       # The limits the native runner takes; the others are the Ruby side's.
-      NATIVE_LIMITS = %i[cpu_seconds cpu_percent memory_bytes tmp_bytes file_bytes processes output_bytes].freeze
+      NATIVE_LIMITS = %i[cpu_seconds cpu_percent memory_bytes tmp_bytes file_bytes processes output_bytes
+                         new_names].freeze
 
       attr_reader :store, :languages, :timeout, :mounts, :packages
 
@@ -46,10 +47,8 @@ module RubyLLM
         @sandbox = sandbox ? true : false
         @timeout = Deadline.check(timeout)
         @mounts = Mounts.new(mounts)
-        # The folder's files are read up to save_bytes before a run, to tell a change by content,
-        # and the repair after a run leaves at most twice save_files new names.
+        # The folder's files are read up to save_bytes before a run, to tell a change by content.
         @limits = DEFAULT_LIMITS.merge(limits).then { |all| all.merge(digest_bytes: all[:save_bytes]) }
-        @limits[:new_names] = @limits[:save_files] * 2
         @on_write = on_write
         @interpreters = Interpreters.new
       end
@@ -133,7 +132,7 @@ module RubyLLM
 
       def native_run(argv, dir, read_only, timeout: @timeout)
         Native.run(argv, dir, read_only, @sandbox, timeout.to_f,
-                   @limits.slice(*NATIVE_LIMITS, :digest_bytes, :new_names))
+                   @limits.slice(*NATIVE_LIMITS, :digest_bytes))
       end
 
       def importable?(name)
