@@ -190,6 +190,25 @@ RSpec.describe 'The code sandbox under attack', if: ENV.fetch('RUBY_LLM_SANDBOX_
       expect(result.stdout).to include("refused #{Errno::ENOSYS::Errno}") unless memory_limited?
     end
 
+    it "holds at most 100,000 names in the sandbox's /tmp, whose size does not count them, in either mode" do
+      copy = RubyLLM::FileStore::CodeRunner.new(RubyLLM.file_store.memory, python: [], timeout:, limits:)
+      [runner, copy].each do |each_runner|
+        result = each_runner.run(language: 'python', code: <<~PY)
+          import os
+          made = 0
+          try:
+              while made < 120000:
+                  open('/tmp/%d' % made, 'w').close()
+                  made += 1
+          except OSError as e:
+              print('stopped', e.errno)
+          print('made', made)
+        PY
+        expect(result.stdout[/^made (\d+)/, 1].to_i).to be_between(99_000, 100_000)
+        expect(result.stdout).to include("stopped #{Errno::ENOSPC::Errno}")
+      end
+    end
+
     it "fills the sandbox's /tmp only to tmp_bytes" do
       result = run('head -c 100000000 /dev/zero > /tmp/fill; echo $?; du -k /tmp/fill | cut -f1')
       status, kilobytes = result.stdout.split.map(&:to_i)

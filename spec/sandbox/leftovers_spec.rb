@@ -252,6 +252,32 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
       expect(grown).to be < 64 << 10
     end
 
+    context 'with new_names of 2,000' do
+      let(:limits) { { new_names: 2000 } }
+
+      it 'through 20,000 folders of 4 KB paths: the repair leaves new_names of them, and the app stays small' do
+        File.write('/proc/self/clear_refs', '5')
+        before = status_kb('VmRSS')
+        result = python(<<~PY)
+          import os
+          fd = os.open('.', os.O_RDONLY)
+          for level in range(15):
+              name = 'c%03d' % level + 'x' * 246
+              os.mkdir(name, dir_fd=fd)
+              fd = os.open(name, os.O_RDONLY, dir_fd=fd)
+          for i in range(20000):
+              os.mkdir('n%05d' % i + 'x' * 200, dir_fd=fd)
+          print('made')
+        PY
+        grown = status_kb('VmHWM') - before
+        expect(result.stdout).to eq("made\n")
+        expect(result.to_s).to include('The run left more than 2000 new files, folders and links')
+        expect(everything(store.local_root).size).to be <= 2000
+        # With every name looked at, they cost the app 158 MB.
+        expect(grown).to be < 64 << 10
+      end
+    end
+
     it 'through what lies past the walk: big files, a 0777 folder and a 0666 file 130 levels down do not stay' do
       first = python(<<~PY)
         import os

@@ -30,6 +30,10 @@ pub struct Limits {
     /// files it touched) to tell a change by content; a file past them is told by
     /// its size and times.
     pub digest_bytes: u64,
+    /// The most new names (files, folders, links) the repair leaves after a run;
+    /// past them it removes the rest, in the order the folders list them, before
+    /// anything looks at them: each costs the app its path in every list.
+    pub new_names: u64,
 }
 
 impl Default for Limits {
@@ -44,6 +48,7 @@ impl Default for Limits {
             processes: 64,
             output_bytes: 100_000,
             digest_bytes: 256 << 20,
+            new_names: 20_000,
         }
     }
 }

@@ -19,6 +19,7 @@ mod raw;
 mod sandbox;
 mod seccomp;
 mod spec;
+mod tmp;
 
 use std::os::fd::AsFd;
 use std::os::unix::process::ExitStatusExt;
@@ -243,8 +244,23 @@ async fn run_async(
     let limits = spec.limits;
     let mut notes = Vec::new();
     let groups = cgroup::Groups::create(limits.processes, limits.memory_bytes, limits.cpu_percent);
+    // Its /tmp, in copy mode's namespaces or in new ones, which the run enters;
+    // where the kernel allows no such namespace, bubblewrap's own (a size only).
+    let run_tmp = if spec.sandbox {
+        let uid = sandbox::run_uid(true);
+        let gid = if uid == RUN_UID {
+            RUN_UID
+        } else {
+            rustix::process::getegid().as_raw()
+        };
+        tmp::RunTmp::make(private.as_deref(), limits.tmp_bytes, uid, gid).ok()
+    } else {
+        None
+    };
+    let entered = private.or_else(|| run_tmp.as_ref().and_then(tmp::RunTmp::namespaces));
     let wrapped = if spec.sandbox {
-        Some(sandbox::wrap(spec, groups.memory)?)
+        let tmp = run_tmp.as_ref().map(tmp::RunTmp::path);
+        Some(sandbox::wrap(spec, groups.memory, tmp)?)
     } else {
         None
     };
@@ -288,7 +304,7 @@ async fn run_async(
             for fd in &attach {
                 cgroup::join(*fd)?;
             }
-            if let Some(tmpfs) = &private {
+            if let Some(tmpfs) = &entered {
                 tmpfs.enter()?;
             }
             limits::isolate(&keep)?;
@@ -330,9 +346,16 @@ async fn run_async(
     groups.remove().await;
     drop(wrapped);
     // Every process of the run is gone: nothing races the repair.
-    let (gaps, too_deep) = folder.repair(&kept);
-    note_gaps(&gaps, &mut notes);
-    note_too_deep(&too_deep, &mut notes);
+    let repaired = folder.repair(&kept, &before, limits.new_names);
+    note_gaps(&repaired.gaps, &mut notes);
+    note_too_deep(&repaired.too_deep, &mut notes);
+    if repaired.over > 0 {
+        notes.push(format!(
+            "The run left more than {} new files, folders and links: {} more were removed, \
+             in the order the folders list them.",
+            limits.new_names, repaired.over
+        ));
+    }
     let after = look(&folder, Digests::Touched(&before), &mut notes);
     if let Some(lent) = lent {
         note_gaps(&lent.take_back(), &mut notes);

@@ -16,7 +16,7 @@
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::Path;
 
-use rustix::fs::{FileType, Mode, OFlags};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 
 use super::folder;
 use super::marks::{
@@ -24,6 +24,7 @@ use super::marks::{
 };
 use crate::error::{Error, Result};
 use crate::lent;
+use crate::snapshot::Snapshot;
 use crate::tree::{self, Descend, Gaps, DIR_FLAGS};
 
 /// Cleared from every mode after a run: the set-id bits, and write access for the
@@ -110,8 +111,13 @@ impl Folder {
     /// removed with all in it: what lies there would otherwise be outside every
     /// ceiling of a run (its size, its count, its modes), or cost the app the
     /// length of its path in every list; its path is in the returned list.
-    pub fn repair(&self, kept: &Kept) -> (Gaps, Vec<String>) {
+    ///
+    /// Past `new_names` names that `before` does not hold, the rest are removed,
+    /// in the order the folders list them; how many is in `Repaired::over`.
+    pub fn repair(&self, kept: &Kept, before: &Snapshot, new_names: u64) -> Repaired {
         let mut removed = Vec::new();
+        let mut new = 0u64;
+        let mut over = 0u64;
         let _ = rustix::fs::fchmod(&self.fd, Mode::from_raw_mode(self.mode));
         // The folder's own default ACL would reach every file the app writes there.
         for acl in ["system.posix_acl_default", "system.posix_acl_access"] {
@@ -124,6 +130,19 @@ impl Folder {
         let walked = tree::walk(
             self.fd.as_fd(),
             |item| {
+                let is_dir = FileType::from_raw_mode(item.stat.st_mode) == FileType::Directory;
+                if !before.contains_key(item.path) {
+                    new += 1;
+                    if new > new_names {
+                        let gone = if is_dir {
+                            folder::remove_in_walk(item.dir, item.name)
+                        } else {
+                            rustix::fs::unlinkat(item.dir, item.name, AtFlags::empty())
+                        };
+                        over += u64::from(gone.is_ok());
+                        return Descend::No;
+                    }
+                }
                 let mode = item.stat.st_mode & 0o7777;
                 let wanted = match FileType::from_raw_mode(item.stat.st_mode) {
                     FileType::Directory => (mode & !CLEARED) | 0o700,
@@ -133,7 +152,6 @@ impl Folder {
                 };
                 let mode = (wanted != mode).then_some(wanted);
                 fix_at(item.dir, item.name, item.path, mode, kept);
-                let is_dir = FileType::from_raw_mode(item.stat.st_mode) == FileType::Directory;
                 // Past the depth no walk looks into, or where no name inside
                 // could be a path of the store's (each costs the app its path's
                 // length, in every list it takes part in).
@@ -149,8 +167,22 @@ impl Folder {
             },
             |_, _| {},
         );
-        (walked.unwrap_or_default(), removed)
+        Repaired {
+            gaps: walked.unwrap_or_default(),
+            too_deep: removed,
+            over,
+        }
     }
+}
+
+/// What the repair after a run could not reach, and what it removed.
+pub(super) struct Repaired {
+    /// What its walk could not reach.
+    pub gaps: Gaps,
+    /// The folders it removed as too deep or too long.
+    pub too_deep: Vec<String>,
+    /// How many new names past the count it removed.
+    pub over: u64,
 }
 
 /// Sets the mode of `name` in `dir` to `mode` (when given) and drops its POSIX
@@ -254,7 +286,10 @@ mod tests {
         };
         let before = (ctime("data"), ctime("data/revenue.csv"));
         std::thread::sleep(std::time::Duration::from_millis(20));
-        let (gaps, _) = Folder::open(root).unwrap().repair(&Kept::default());
+        let gaps = Folder::open(root)
+            .unwrap()
+            .repair(&Kept::default(), &Snapshot::new(), u64::MAX)
+            .gaps;
         assert!(gaps.is_empty(), "{gaps:?}");
         // A changed ctime would make the run's snapshot report the file as changed.
         assert_eq!((ctime("data"), ctime("data/revenue.csv")), before);
@@ -276,7 +311,9 @@ mod tests {
         fs::set_permissions(root.join("open"), fs::Permissions::from_mode(0o1777)).unwrap();
         let folder = Folder::open(root).unwrap();
         fs::set_permissions(root, fs::Permissions::from_mode(0o0)).unwrap();
-        let (gaps, _) = folder.repair(&Kept::default());
+        let gaps = folder
+            .repair(&Kept::default(), &Snapshot::new(), u64::MAX)
+            .gaps;
         assert!(gaps.is_empty(), "{gaps:?}");
         let mode = |p: &str| fs::symlink_metadata(root.join(p)).unwrap().mode() & 0o7777;
         assert_eq!(mode(".cache/.t"), 0o755);
@@ -314,7 +351,9 @@ mod tests {
             return;
         }
         set(&root.join("file"), "system.posix_acl_access").unwrap();
-        Folder::open(root).unwrap().repair(&Kept::default());
+        Folder::open(root)
+            .unwrap()
+            .repair(&Kept::default(), &Snapshot::new(), u64::MAX);
         let mut buf = [0u8; 256];
         for (path, name) in [
             ("shared", "system.posix_acl_default"),
@@ -347,7 +386,9 @@ mod tests {
         };
         let plain = ctime("plain");
         std::thread::sleep(std::time::Duration::from_millis(20));
-        Folder::open(root).unwrap().repair(&Kept::default());
+        Folder::open(root)
+            .unwrap()
+            .repair(&Kept::default(), &Snapshot::new(), u64::MAX);
         for path in ["tagged", ".d", ""] {
             let listed = rustix::fs::listxattr(root.join(path).as_path(), &mut []).unwrap();
             assert_eq!(listed, 0, "{path:?}");
@@ -376,7 +417,7 @@ mod tests {
         // What the run does: a type changed, one forged.
         set(&root.join("changed.csv"), b"text/html").unwrap();
         set(&root.join("forged.txt"), b"text/html").unwrap();
-        folder.repair(&kept);
+        folder.repair(&kept, &Snapshot::new(), u64::MAX);
         let get = |name: &str| {
             let mut value = [0u8; 64];
             let path = root.join(name);
@@ -403,7 +444,11 @@ mod tests {
             rustix::fs::mkdirat(&fd, long.as_str(), Mode::from_raw_mode(0o755)).unwrap();
             fd = rustix::fs::openat(&fd, long.as_str(), DIR_FLAGS, Mode::empty()).unwrap();
         }
-        let (gaps, removed) = Folder::open(dir.path()).unwrap().repair(&Kept::default());
+        let repaired =
+            Folder::open(dir.path())
+                .unwrap()
+                .repair(&Kept::default(), &Snapshot::new(), u64::MAX);
+        let (gaps, removed) = (repaired.gaps, repaired.too_deep);
         assert!(gaps.is_empty(), "{gaps:?}");
         let mut depths = Vec::new();
         let walked = tree::walk(
@@ -425,6 +470,42 @@ mod tests {
     }
 
     #[test]
+    fn repair_removes_new_names_past_the_count_and_keeps_the_old_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::write(root.join("old.txt"), "x").unwrap();
+        let before = crate::snapshot::take(root).unwrap();
+        fs::create_dir(root.join("new")).unwrap();
+        for i in 0..30 {
+            fs::write(root.join(format!("new/{i}")), "x").unwrap();
+            fs::write(root.join(format!("n{i}")), "x").unwrap();
+        }
+        let repaired = Folder::open(root)
+            .unwrap()
+            .repair(&Kept::default(), &before, 10);
+        let left: Vec<_> = walkdir_names(root);
+        assert!(left.contains(&"old.txt".to_string()), "{left:?}");
+        assert_eq!(left.len(), 11, "{left:?}");
+        assert!(repaired.over > 0);
+    }
+
+    /// Every name below `root`, hidden ones included.
+    fn walkdir_names(root: &Path) -> Vec<String> {
+        let mut names = Vec::new();
+        let fd = rustix::fs::open(root, DIR_FLAGS, Mode::empty()).unwrap();
+        tree::walk(
+            fd.as_fd(),
+            |item| {
+                names.push(item.path.to_string());
+                Descend::Yes
+            },
+            |_, _| {},
+        )
+        .unwrap();
+        names
+    }
+
+    #[test]
     fn repair_never_follows_a_link() {
         let dir = tempfile::tempdir().unwrap();
         let outside = tempfile::tempdir().unwrap();
@@ -435,7 +516,9 @@ mod tests {
         )
         .unwrap();
         std::os::unix::fs::symlink(outside.path().join("target"), dir.path().join("link")).unwrap();
-        Folder::open(dir.path()).unwrap().repair(&Kept::default());
+        Folder::open(dir.path())
+            .unwrap()
+            .repair(&Kept::default(), &Snapshot::new(), u64::MAX);
         let mode = fs::metadata(outside.path().join("target")).unwrap().mode() & 0o7777;
         assert_eq!(mode, 0o4755);
     }

@@ -63,6 +63,12 @@ pub fn forget(dir: &Path) {
 
 impl PrivateTmpfs {
     fn mount(dir: &Path, bytes: u64, inodes: u64) -> Result<PrivateTmpfs> {
+        Self::mount_with(dir, &format!("size={bytes},nr_inodes={inodes},mode=0700"))
+    }
+
+    /// Mounts a tmpfs with the mount `options` on the empty folder `dir`, in
+    /// namespaces of its own.
+    pub(super) fn mount_with(dir: &Path, options: &str) -> Result<PrivateTmpfs> {
         let shown = dir.display().to_string();
         let fail = |why: String| Error::Sandbox(format!("cannot make a tmpfs for {shown}: {why}"));
         let cstring = |s: &[u8]| {
@@ -72,7 +78,7 @@ impl PrivateTmpfs {
         let uid = rustix::process::geteuid().as_raw();
         let gid = rustix::process::getegid().as_raw();
         let maps = (uid != 0).then(|| (format!("{uid} {uid} 1\n"), format!("{gid} {gid} 1\n")));
-        let options = cstring(format!("size={bytes},nr_inodes={inodes},mode=0700").as_bytes())?;
+        let options = cstring(options.as_bytes())?;
         let maker =
             Maker::spawn(maps.as_ref(), &target, &options).map_err(|e| fail(e.to_string()))?;
         let held = Self::hold(maker.pid, dir, uid != 0);
@@ -109,6 +115,64 @@ impl PrivateTmpfs {
         root_path.push(dir.as_os_str());
         let root = rustix::fs::open(&root_path, DIR_FLAGS, Mode::empty())?;
         Ok((user, mount, root))
+    }
+
+    /// Mounts another tmpfs, with the mount `options`, on the folder `target` in
+    /// these namespaces, through a short-lived child that enters them (a process
+    /// of one thread, as entering a user namespace needs). Nothing changes on the
+    /// host.
+    pub(super) fn mount_also(&self, target: &CString, options: &CString) -> std::io::Result<()> {
+        let (ready_r, ready_w) = pipe()?;
+        let user = self.user.as_ref().map(|fd| fd.as_raw_fd());
+        let mount = self.mount.as_raw_fd();
+        let mut own = [ready_w.as_raw_fd(), mount, user.unwrap_or(mount)];
+        own.sort_unstable();
+        // SAFETY: the child makes only raw system calls (close_range, setns, mount,
+        // write) on descriptors and strings made before the fork, and leaves by _exit.
+        let pid = unsafe { libc::fork() };
+        if pid < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        if pid == 0 {
+            // SAFETY: raw system calls, as above.
+            unsafe {
+                let made = close_all_but(&own)
+                    .and_then(|()| match user {
+                        Some(user) => check(libc::setns(user, libc::CLONE_NEWUSER)),
+                        None => Ok(()),
+                    })
+                    .and_then(|()| check(libc::setns(mount, libc::CLONE_NEWNS)))
+                    .and_then(|()| mount_tmpfs(target, options));
+                let errno = match made {
+                    Ok(()) => 0i32,
+                    Err(e) => e.raw_os_error().unwrap_or(libc::EIO),
+                };
+                let told = errno.to_ne_bytes();
+                libc::write(ready_w.as_raw_fd(), told.as_ptr().cast(), told.len());
+                libc::_exit(0);
+            }
+        }
+        drop(ready_w);
+        let mut told = [0u8; 4];
+        let read = loop {
+            match rustix::io::read(&ready_r, &mut told) {
+                Err(rustix::io::Errno::INTR) => continue,
+                other => break other,
+            }
+        };
+        let mut status = 0;
+        // SAFETY: waits for the child forked above.
+        while unsafe { libc::waitpid(pid, &mut status, 0) } < 0
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR)
+        {}
+        match read {
+            Ok(4) => match i32::from_ne_bytes(told) {
+                0 => Ok(()),
+                errno => Err(std::io::Error::from_raw_os_error(errno)),
+            },
+            Ok(_) => Err(std::io::Error::from_raw_os_error(libc::ECHILD)),
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// The tmpfs's root folder.

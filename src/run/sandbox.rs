@@ -94,8 +94,9 @@ pub(super) struct DropTo {
 
 /// `spec.argv` wrapped in bwrap: the code sees the run folder at
 /// `spec.dir`, writable, and nothing else of the host's that is writable, under the
-/// seccomp programs for a run `memory_limited` by a memory cgroup or not.
-pub(super) fn wrap(spec: &Spec, memory_limited: bool) -> Result<Wrapped> {
+/// seccomp programs for a run `memory_limited` by a memory cgroup or not, with the
+/// tmpfs mounted at `tmp` (in the namespaces the run enters) as its /tmp.
+pub(super) fn wrap(spec: &Spec, memory_limited: bool, tmp: Option<&Path>) -> Result<Wrapped> {
     let bwrap = bwrap_path().ok_or_else(|| Error::Sandbox(NOT_INSTALLED.to_string()))?;
     let fds = seccomp::files(memory_limited)?;
     let keep: Vec<RawFd> = fds.iter().map(|fd| fd.as_raw_fd()).collect();
@@ -117,6 +118,7 @@ pub(super) fn wrap(spec: &Spec, memory_limited: bool) -> Result<Wrapped> {
         Ok(staged)
     };
     let dir_source = source(&spec.dir)?;
+    let tmp_source = tmp.map(&mut source).transpose()?;
     let read_only: Vec<(String, String)> = spec
         .read_only
         .iter()
@@ -150,7 +152,7 @@ pub(super) fn wrap(spec: &Spec, memory_limited: bool) -> Result<Wrapped> {
     for (name, value) in ENV {
         push(&["--setenv", name, value]);
     }
-    let tmp = spec.limits.tmp_bytes.to_string();
+    let tmp_bytes = spec.limits.tmp_bytes.to_string();
     let shm = SHM_BYTES.to_string();
     // No pty: each one a run opens through /dev/ptmx is one of the host's
     // (kernel.pty.max counts every devpts instance), so /dev/pts is an empty,
@@ -169,7 +171,11 @@ pub(super) fn wrap(spec: &Spec, memory_limited: bool) -> Result<Wrapped> {
     push(&["--ro-bind", "/dev/null", "/proc/keys"]);
     push(&["--ro-bind", "/dev/null", "/proc/key-users"]);
     push(&["--size", &shm, "--tmpfs", "/dev/shm"]);
-    push(&["--size", &tmp, "--tmpfs", "/tmp"]);
+    match &tmp_source {
+        // The run's own tmpfs, which caps its names too (`tmp`).
+        Some(own) => push(&["--bind", own, "/tmp"]),
+        None => push(&["--size", &tmp_bytes, "--tmpfs", "/tmp"]),
+    }
     for path in SYSTEM {
         match std::fs::read_link(path) {
             Ok(target) => push(&["--symlink", &target.to_string_lossy(), path]),

@@ -148,6 +148,7 @@ pub fn run_limits(ruby: &Ruby, timeout: f64, limits: RHash) -> Result<Limits, Er
         processes: limit(ruby, limits, "processes", d.processes)?,
         output_bytes: limit(ruby, limits, "output_bytes", d.output_bytes)?,
         digest_bytes: limit(ruby, limits, "digest_bytes", d.digest_bytes)?,
+        new_names: limit(ruby, limits, "new_names", d.new_names)?,
     })
 }
 

@@ -24,10 +24,11 @@ module RubyLLM
       DEFAULT_LIMITS = {
         cpu_seconds: 60, cpu_percent: 100, memory_bytes: 2 << 30, tmp_bytes: 256 << 20, file_bytes: 256 << 20,
         processes: 64, output_bytes: 20_000, save_bytes: 256 << 20, save_files: 10_000, folder_bytes: 1 << 30,
-        folder_files: 100_000
+        folder_files: 100_000, new_names: 20_000
       }.freeze
       # The limits the native runner takes; the others are the Ruby side's.
-      NATIVE_LIMITS = %i[cpu_seconds cpu_percent memory_bytes tmp_bytes file_bytes processes output_bytes].freeze
+      NATIVE_LIMITS = %i[cpu_seconds cpu_percent memory_bytes tmp_bytes file_bytes processes output_bytes
+                         new_names].freeze
 
       attr_reader :store, :languages, :timeout, :mounts, :packages
 
@@ -130,7 +131,8 @@ module RubyLLM
       end
 
       def native_run(argv, dir, read_only, timeout: @timeout)
-        Native.run(argv, dir, read_only, @sandbox, timeout.to_f, @limits.slice(*NATIVE_LIMITS, :digest_bytes))
+        Native.run(argv, dir, read_only, @sandbox, timeout.to_f,
+                   @limits.slice(*NATIVE_LIMITS, :digest_bytes))
       end
 
       def importable?(name)
