@@ -106,7 +106,7 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore locks interrupted', :rails do
       go_ahead.gets
       exit!(0)
     rescue Exception => e # rubocop:disable Lint/RescueException
-      report.puts(JSON.generate('error' => "#{e.class}: #{e.message}"))
+      report.puts(JSON.generate('error' => "#{e.class}: #{e.message}", 'at' => e.backtrace.first(60)))
       exit!(1)
     end
   end
