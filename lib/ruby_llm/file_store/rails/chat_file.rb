@@ -51,12 +51,13 @@ module RubyLLM
         type.nil? || id.nil? ? '' : "#{type}/#{id}"
       end
 
-      # Saves the row in a savepoint, so a refusal leaves the lock's transaction usable,
-      # and returns it. The unique index refuses a path the database takes for one the
-      # chat has (a column whose collation pads, as MySQL's utf8mb4_bin does: "a.txt "
-      # is "a.txt"): an error naming the path, not the database's words.
+      # Saves the row and returns it. The unique index refuses a path the database takes
+      # for one the chat has (a column whose collation pads, as MySQL's utf8mb4_bin
+      # does: "a.txt " is "a.txt"): an error naming the path, not the database's words.
+      # (No savepoint: its ROLLBACK TO, which Rails sends as a killed thread unwinds, met
+      # a MySQL connection still waiting for the query the kill cut off.)
       def save_unique! # :nodoc:
-        self.class.transaction(requires_new: true) { save! }
+        save!
         self
       rescue ::ActiveRecord::RecordNotUnique
         raise RubyLLM::FileStore::Error, "#{path.inspect} was not written: the database takes it for the path of " \

@@ -65,7 +65,9 @@ module RubyLLM
             clean = !(defined?(::Timeout::Error) && e.is_a?(::Timeout::Error))
             raise
           ensure
-            connection.throw_away! unless clean
+            # A thread being killed may have an error of the cleanup it runs replace
+            # the kill (a query on a connection the kill cut off): still not clean.
+            connection.throw_away! unless clean && Thread.current.status != 'aborting'
           end
         end
       end

@@ -46,7 +46,7 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore paths', :rails do
       refused = write_file.call(path: 'a.txt ', content: 'second')
       expect(refused).to start_with('Error: "a.txt " was not written')
       expect(refused).not_to match(/RecordNotUnique|Duplicate entry|index_ruby_llm/)
-      # The lock's transaction stays usable after the refusal.
+      # The refused write's transaction is rolled back; the next one goes on.
       expect(store.with_lock { store.write('b.txt', 'after').path }).to eq('b.txt')
 
       ActiveRecord::Migration.suppress_messages { upgrade_migration.migrate(:up) }
