@@ -85,11 +85,20 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore locks interrupted', :rails do
     busy = held_by_living_threads(pool)
     Thread.new do
       taken = stores.map { |store| Timeout.timeout(1) { store.with_lock { :taken } } }
-      connections = Array.new(pool.size) { pool.checkout(1) }
-      answers = Timeout.timeout(5) { connections.map { |connection| connection.select_value('SELECT 1').to_i } }
-      connections.each { |connection| pool.checkin(connection) }
-      { 'busy' => busy, 'taken' => taken.map(&:to_s), 'answers' => answers.sum, 'size' => pool.size }
+      { 'busy' => busy, 'taken' => taken.map(&:to_s), 'size' => pool.size, 'answers' => answers(pool) }
     end.value
+  end
+
+  # How many of the pool's connections, all checked out at once, answer a query; when
+  # one cannot be checked out, which threads the pool lends its connections to.
+  def answers(pool)
+    connections = []
+    pool.size.times { connections << pool.checkout(1) }
+    Timeout.timeout(5) { connections.sum { |connection| connection.select_value('SELECT 1').to_i } }
+  rescue ActiveRecord::ConnectionTimeoutError
+    pool.connections.map { |c| "#{c.owner.inspect} #{c.owner&.status.inspect} mine: #{connections.include?(c)}" }
+  ensure
+    connections.each { |connection| pool.checkin(connection) }
   end
 
   # Connections the pool has lent to threads that still run. Those of threads that ended
