@@ -82,6 +82,28 @@ RSpec.describe 'ruby_llm_file_store:upgrade' do
     expect(output).to eq(['2'])
   end
 
+  it 'gives a table byte-ordered with a padding collation the migration again, once, as unpad' do
+    migration = File.join(tmp_dir, 'db/migrate/20250101000000_create_ruby_llm_chat_files.rb')
+    FileUtils.mkdir_p(File.dirname(migration))
+    File.write(migration, <<~RUBY)
+      class CreateRubyLlmChatFiles < ActiveRecord::Migration[6.1]
+        def change
+          create_table(:ruby_llm_chat_files) { |t| t.string :path, null: false, collation: path_collation }
+        end
+
+        def path_collation = nil # utf8mb4_bin on MySQL, before
+      end
+    RUBY
+    2.times { generate('upgrade') }
+    names = Dir[File.join(tmp_dir, 'db/migrate/*.rb')].map { |path| File.basename(path)[/_(\D.*)/, 1] }
+    expect(names.sort).to eq(%w[create_ruby_llm_chat_files.rb unpad_ruby_llm_chat_file_paths.rb])
+    output = in_app(<<~RUBY)
+      ActiveRecord::MigrationContext.new(#{File.dirname(migration).inspect}, ActiveRecord::SchemaMigration).migrate
+      puts ActiveRecord::Base.connection.select_value("SELECT COUNT(*) FROM schema_migrations")
+    RUBY
+    expect(output).to eq(['2'])
+  end
+
   it 'adds no update to a table this version created' do
     generate('install')
     generate('upgrade')

@@ -13,8 +13,8 @@ module RubyLLMFileStore
     # The table refers to chats polymorphically, so ruby_llm's tables are left as they
     # are, and acts_as_chat declares <tt>has_many :ruby_llm_chat_files</tt> once this
     # gem is loaded. An application that has the table gets the migrations that bring
-    # it up to date instead (byte-ordered paths, so folder queries use the index). Run
-    # again, it changes nothing.
+    # it up to date instead (paths byte-ordered, so folder queries use the index, and
+    # compared without padding). Run again, it changes nothing.
     class UpgradeGenerator < InstallGenerator
       namespace 'ruby_llm_file_store:upgrade'
       # Not inherited: a Rails generator's default source root follows its own name.
@@ -32,13 +32,19 @@ module RubyLLMFileStore
         super
       end
 
-      # For a table an earlier version created (its migration sets no path_collation).
+      # For a table an earlier version created: one whose paths were not byte-ordered
+      # gets byte_order_ruby_llm_chat_file_paths; one byte-ordered with a collation that
+      # pads (MariaDB's and MySQL's utf8mb4_bin, where "a.txt" and "a.txt " are one
+      # path) gets the same migration again as unpad_ruby_llm_chat_file_paths.
       def update_table
-        return if @table_migration.nil? || File.read(@table_migration).include?('path_collation')
-        return if migration_named('byte_order_ruby_llm_chat_file_paths')
+        return if @table_migration.nil? || unpadded?(@table_migration)
 
-        name = 'byte_order_ruby_llm_chat_file_paths'
-        migration_template "#{name}.rb.tt", "db/migrate/#{name}.rb"
+        byte_order = migration_named('byte_order_ruby_llm_chat_file_paths')
+        if byte_order.nil? && !File.read(@table_migration).include?('path_collation')
+          add_update('byte_order_ruby_llm_chat_file_paths')
+        elsif !unpadded?(byte_order) && !migration_named('unpad_ruby_llm_chat_file_paths')
+          add_update('unpad_ruby_llm_chat_file_paths')
+        end
       end
 
       def explain
@@ -47,6 +53,16 @@ module RubyLLMFileStore
       end
 
       private
+
+      # Whether +migration+ (a file, or nil for none) gives paths a collation that
+      # does not pad.
+      def unpadded?(migration)
+        !migration.nil? && File.read(migration).include?('nopad')
+      end
+
+      def add_update(name)
+        migration_template 'byte_order_ruby_llm_chat_file_paths.rb.tt', "db/migrate/#{name}.rb"
+      end
 
       def migration_named(name)
         Dir[File.join(destination_root, 'db', 'migrate', "*_#{name}.rb")].first

@@ -123,19 +123,18 @@ module RubyLLM
       end
 
       # Writes what each read returns: an IO-like object may hand back its chunk
-      # without filling the buffer it was given. The temporary file is removed
-      # unless the write commits, whatever ends it (an error, Thread#kill).
+      # without filling the buffer it was given. The temporary file is made with
+      # interrupts deferred and removed unless the write commits, whatever ends it (an
+      # error, Timeout.timeout, Thread#raise, Thread#kill), so no interrupt falls
+      # between the file made and the code that removes it (abort after a commit does
+      # nothing).
       def write_stream(path, io, content_type)
-        writer = @native.writer(path, content_type)
-        committed = nil
-        begin
+        Interrupts.holding(-> { @native.writer(path, content_type) }, :abort.to_proc) do |writer|
           buffer = String.new(capacity: CHUNK, encoding: Encoding::BINARY)
           while (chunk = io.read(CHUNK, buffer))
             writer.write(chunk)
           end
-          committed = writer.commit
-        ensure
-          writer.abort unless committed
+          writer.commit
         end
       end
 

@@ -41,6 +41,8 @@ module RubyLLM
     autoload :ChatFile, File.expand_path('rails/chat_file', __dir__)
     autoload :ChatFiles, File.expand_path('rails/chat_files', __dir__)
     autoload :FileStore, File.expand_path('rails/file_store', __dir__)
+    autoload :Tidy, File.expand_path('rails/tidy', __dir__)
+    autoload :TidyJob, File.expand_path('rails/tidy_job', __dir__)
   end
 end
 

@@ -13,6 +13,9 @@ module RubyLLM
       initializer 'ruby_llm_file_store.acts_as_chat', after: 'ruby_llm.active_record' do
         ActiveSupport.on_load(:active_record) { RubyLLM::FileStore::ActsAsChat.install }
       end
+
+      # bin/rails ruby_llm_file_store:tidy (see RubyLLM::ActiveRecord::Tidy).
+      rake_tasks { load File.expand_path('tasks/tidy.rake', __dir__) }
     end
   end
 end

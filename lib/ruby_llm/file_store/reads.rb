@@ -14,6 +14,10 @@ module RubyLLM
     class Reads
       # The largest file whose version is its digest: the core's rule, for every store.
       DIGEST_LIMIT = Native::DIGEST_LIMIT
+      # The most paths a record keeps; past it the one read longest ago is forgotten
+      # (the model then reads it again before changing it), so a long chat's record
+      # stays small whatever it reads and whatever is deleted behind it.
+      MAX_PATHS = 1_000
 
       # The records of a store's threads, for tools made without a record of their
       # own: each thread gets its own, and those of finished threads are dropped.
@@ -73,7 +77,17 @@ module RubyLLM
       # went through, as that version.
       def remember(file, version = nil)
         version ||= Reads.version_of_file(file)
-        @mutex.synchronize { @versions[file.path] = version }
+        @mutex.synchronize do
+          # Moved to the end: the Hash's order is the order of reads.
+          @versions.delete(file.path)
+          @versions[file.path] = version
+          @versions.shift while @versions.size > MAX_PATHS
+        end
+      end
+
+      # How many paths the record keeps.
+      def size
+        @mutex.synchronize { @versions.size }
       end
 
       # Forgets +path+, as when the file is deleted.

@@ -51,6 +51,20 @@ module RubyLLM
         type.nil? || id.nil? ? '' : "#{type}/#{id}"
       end
 
+      # Saves the row and returns it. The unique index refuses a path the database takes
+      # for one the chat has (a column whose collation pads, as MySQL's utf8mb4_bin
+      # does: "a.txt " is "a.txt"): an error naming the path, not the database's words.
+      # (No savepoint: its ROLLBACK TO, which Rails sends as a killed thread unwinds, met
+      # a MySQL connection still waiting for the query the kill cut off.)
+      def save_unique! # :nodoc:
+        save!
+        self
+      rescue ::ActiveRecord::RecordNotUnique
+        raise RubyLLM::FileStore::Error, "#{path.inspect} was not written: the database takes it for the path of " \
+                                         'a file this chat has already (its column pads or folds paths; the ' \
+                                         'ruby_llm_file_store:upgrade generator makes it compare them byte for byte)'
+      end
+
       # Points the row at +blob+ with the file's metadata. +uploaded+ says the blob was
       # made for this row, so it is purged if the row is never saved.
       def replace_content(blob, uploaded:, content_type:, byte_size:, digest:) # :nodoc:

@@ -171,8 +171,7 @@ module RubyLLM
         upload.replaced = touching(row.file_blob) if row.persisted?
         row.replace_content(upload.blob, uploaded: upload.uploaded?, content_type: upload.content_type,
                                          byte_size: upload.byte_size, digest: upload.digest)
-        row.save!
-        row
+        row.save_unique!
       end
 
       def refuse_overlap(path)

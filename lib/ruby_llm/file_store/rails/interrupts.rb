@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require 'English'
+
 module RubyLLM
   class FileStore # :nodoc:
     module RailsStore
@@ -20,21 +22,45 @@ module RubyLLM
         # out and never checked in stays with its thread, and a Puma thread lives on.
         # The wait for a free connection is bounded by the pool's checkout_timeout.
         #
-        # Rails itself lets interrupts in again while a connection changes hands (the
-        # connection's lock takes them at once), so one can stop a checkout or a checkin
-        # halfway and leave a connection lent to this thread that it no longer holds.
-        # Left by an interrupt, this drops any such connection from the pool.
+        # Rails itself lets exceptions raised into the thread in again while a
+        # connection changes hands (the connection's lock takes them at once), so one can
+        # stop a checkout or a checkin halfway: the connection stays lent to this thread,
+        # or is lent to no one and never made available again. Left that way (by
+        # anything but an error of the block's own), this drops both from the pool.
         def with_connection(pool)
           deferred do |as_before|
-            clean = false
+            used = raised = nil
+            returned = false
             begin
-              result = pool.with_connection { |connection| as_before.call { yield connection } }
-              clean = true
+              result = pool.with_connection do |connection|
+                used = connection
+                as_before.call { yield connection }
+              rescue Exception => e # rubocop:disable Lint/RescueException
+                raised = e
+                raise
+              end
+              returned = true
               result
             ensure
-              drop_strays(pool) unless clean
+              # (A throw, such as Timeout's on Ruby 3.1, leaves no error to compare.)
+              recover(pool, used) unless returned || (!raised.nil? && $ERROR_INFO.equal?(raised))
             end
           end
+        end
+
+        # Drops the connections +pool+ lends to this thread besides the one it holds, and
+        # +used+ unless another thread has it.
+        def recover(pool, used)
+          drop_strays(pool)
+          return unless used
+
+          pool.synchronize do
+            owner = used.owner
+            mine = owner.nil? || owner.equal?(Thread.current) || owner.equal?(Fiber.current)
+            used.throw_away! if mine && pool.connections.include?(used)
+          end
+        rescue StandardError
+          nil # the pool takes back a dead thread's connections itself; this is only sooner
         end
 
         # Drops the connections +pool+ lends to this thread besides the one it holds.
@@ -47,8 +73,6 @@ module RubyLLM
 
             connection.throw_away!
           end
-        rescue StandardError
-          nil # the pool takes back a dead thread's connections itself; this is only sooner
         end
 
         # Runs the block with +connection+; left by an interrupt (Timeout.timeout, a
@@ -65,7 +89,9 @@ module RubyLLM
             clean = !(defined?(::Timeout::Error) && e.is_a?(::Timeout::Error))
             raise
           ensure
-            connection.throw_away! unless clean
+            # A thread being killed may have an error of the cleanup it runs replace
+            # the kill (a query on a connection the kill cut off): still not clean.
+            connection.throw_away! unless clean && Thread.current.status != 'aborting'
           end
         end
       end

@@ -24,9 +24,13 @@ module RubyLLM
         def tidying
           return yield if Thread.current[TOUCHED]
 
+          # Made before the begin, so an interrupt landing between the two assignments
+          # below leaves the ensure two lists to read.
+          touched = []
+          later = []
           begin
-            Thread.current[TOUCHED] = touched = []
-            Thread.current[LATER] = later = []
+            Thread.current[TOUCHED] = touched
+            Thread.current[LATER] = later
             yield.tap { touched = [] }
           ensure
             Thread.current[TOUCHED] = Thread.current[LATER] = nil
