@@ -29,6 +29,23 @@ static PATH_TOO_LONG: Lazy<ExceptionClass> =
 static DISK_ERROR: Lazy<ExceptionClass> =
     Lazy::new(|ruby| lookup(ruby, "RubyLLM::FileStore::DiskError"));
 
+/// Looks every class up now, as the extension loads: a lookup made later, the first
+/// time an error is raised, could meet a pending interrupt and fall back to
+/// StandardError for the life of the process.
+pub fn init(ruby: &Ruby) {
+    for class in [
+        &NOT_FOUND,
+        &STORE_ERROR,
+        &UNSAFE_PATH,
+        &EDIT_ERROR,
+        &SANDBOX_ERROR,
+        &PATH_TOO_LONG,
+        &DISK_ERROR,
+    ] {
+        Lazy::force(class, ruby);
+    }
+}
+
 /// The Ruby exception for a core error.
 pub fn map(ruby: &Ruby, error: CoreError) -> magnus::Error {
     let message = error.to_string();

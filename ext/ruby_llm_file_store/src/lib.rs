@@ -33,6 +33,7 @@ fn init(ruby: &Ruby) -> Result<(), Error> {
         .define_class("FileStore", ruby.class_object())?
         .define_module("Native")?;
     constants(native)?;
+    errors::init(ruby);
     paths::define(ruby, native)?;
     entry::define(ruby, native)?;
     slice::define(ruby, native)?;
@@ -44,7 +45,21 @@ fn init(ruby: &Ruby) -> Result<(), Error> {
     run::define(ruby, native)?;
     snapshot::define(ruby, native)?;
     converters::define(ruby, native)?;
+    wrapped_classes(ruby);
     Ok(())
+}
+
+/// Looks up now, as the extension loads, the class of each wrapped type: magnus
+/// looks one up the first time a value of it is returned and unwraps the lookup, so
+/// an interrupt pending then (a Timeout's throw, a Thread#kill) made it panic.
+fn wrapped_classes(ruby: &Ruby) {
+    use magnus::TypedData;
+    entry::Entry::class(ruby);
+    slice::Slice::class(ruby);
+    directory::Directory::class(ruby);
+    writer::Writer::class(ruby);
+    lock::Lock::class(ruby);
+    snapshot::Snapshot::class(ruby);
 }
 
 /// The core's limits Ruby needs, exported once, under the core's names.
