@@ -28,6 +28,8 @@ static PATH_TOO_LONG: Lazy<ExceptionClass> =
     Lazy::new(|ruby| lookup(ruby, "RubyLLM::FileStore::PathTooLongError"));
 static DISK_ERROR: Lazy<ExceptionClass> =
     Lazy::new(|ruby| lookup(ruby, "RubyLLM::FileStore::DiskError"));
+static FOLDER_GONE: Lazy<ExceptionClass> =
+    Lazy::new(|ruby| lookup(ruby, "RubyLLM::FileStore::FolderGoneError"));
 
 /// Looks every class up now, as the extension loads: a lookup made later, the first
 /// time an error is raised, could meet a pending interrupt and fall back to
@@ -41,6 +43,7 @@ pub fn init(ruby: &Ruby) {
         &SANDBOX_ERROR,
         &PATH_TOO_LONG,
         &DISK_ERROR,
+        &FOLDER_GONE,
     ] {
         Lazy::force(class, ruby);
     }
@@ -58,7 +61,7 @@ pub fn map(ruby: &Ruby, error: CoreError) -> magnus::Error {
         | CoreError::InvalidArgument(_) => exception::arg_error(),
         CoreError::SymbolicLink(_) => ruby.get_inner(&UNSAFE_PATH),
         CoreError::Io { .. } => ruby.get_inner(&DISK_ERROR),
-        CoreError::FolderGone { .. } => ruby.get_inner(&STORE_ERROR),
+        CoreError::FolderGone { .. } => ruby.get_inner(&FOLDER_GONE),
         CoreError::Sandbox(_) => ruby.get_inner(&SANDBOX_ERROR),
         // Reached only when an interrupt stopped the work without raising in Ruby.
         CoreError::Cancelled => ruby.get_inner(&STORE_ERROR),

@@ -46,7 +46,7 @@ module RubyLLM
         path = FileStore.path(path)
         content_type = content_type&.to_s
         entry = if content.is_a?(String)
-                  @native.write(path, content, content_type)
+                  again_if_folder_gone { @native.write(path, content, content_type) }
                 elsif content.respond_to?(:read)
                   write_stream(path, content, content_type)
                 else
@@ -117,6 +117,16 @@ module RubyLLM
         lock
       end
 
+      # Runs the block, and once more if the folder the write goes into went meanwhile:
+      # a delete removes the folder its last file leaves, and a write beside that
+      # file, started as it went, found no folder for its temporary file. Nothing of
+      # the content has been read when this is raised, and the write makes the folder.
+      def again_if_folder_gone
+        yield
+      rescue FolderGoneError
+        yield
+      end
+
       def give_back_lock(lock)
         @lock_pid = nil
         lock.release
@@ -129,7 +139,8 @@ module RubyLLM
       # between the file made and the code that removes it (abort after a commit does
       # nothing).
       def write_stream(path, io, content_type)
-        Interrupts.holding(-> { @native.writer(path, content_type) }, :abort.to_proc) do |writer|
+        start = -> { again_if_folder_gone { @native.writer(path, content_type) } }
+        Interrupts.holding(start, :abort.to_proc) do |writer|
           buffer = String.new(capacity: CHUNK, encoding: Encoding::BINARY)
           while (chunk = io.read(CHUNK, buffer))
             writer.write(chunk)

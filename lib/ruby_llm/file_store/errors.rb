@@ -45,6 +45,10 @@ module RubyLLM # :nodoc:
     # Raised when the disk refuses or fails an operation; the message names the path.
     class DiskError < Error; end
 
+    # Raised when the folder a write goes into was deleted while the write ran (by
+    # delete_folder, or a delete that removed the folder its last file left).
+    class FolderGoneError < Error; end
+
     # Raised when a document stopped the worker converting it: it needed more memory
     # or CPU time than a conversion may have. The message names the file and says
     # which, for the model: "report.pdf could not be read: the document needs more
