@@ -106,7 +106,7 @@ module RubyLLM
         # A transaction that holds rows and waits in the database for another can close
         # a circle with another process's that the database breaks by failing one of
         # them whole (MariaDB rolls the whole transaction back). So here the row is asked
-        # for with NOWAIT, in a savepoint so a refusal leaves the transaction as it was,
+        # for with NOWAIT, so that a refusal leaves the transaction as it was,
         # and again after a pause; then LockError. A task that asks for chats in their
         # order (by class name and id) tries for up to Gates::NESTED_WAIT seconds; one that
         # asks for a chat before one it holds, for OUT_OF_ORDER_WAIT: a circle has one
@@ -116,7 +116,13 @@ module RubyLLM
           deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + wait
           pause = 0.002
           begin
-            klass.transaction(requires_new: true) { rows.lock('FOR UPDATE NOWAIT').pluck(klass.primary_key).any? }
+            # PostgreSQL fails the whole transaction on a refusal, so there the query goes
+            # in a savepoint; MySQL and MariaDB undo only the statement, and a savepoint's
+            # ROLLBACK TO, sent as a kill unwinds, meets a connection still waiting for the
+            # query the kill cut off, whose error would replace the kill.
+            nowait = -> { rows.lock('FOR UPDATE NOWAIT').pluck(klass.primary_key).any? }
+            mysql = klass.connection.adapter_name.match?(/mysql|trilogy/i)
+            mysql ? nowait.call : klass.transaction(requires_new: true, &nowait)
           rescue ::ActiveRecord::LockWaitTimeout
             raise LockError, busy_too_long(klass, id) if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
 
