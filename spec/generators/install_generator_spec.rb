@@ -24,7 +24,7 @@ RSpec.describe 'ruby_llm_file_store:install' do
       Rails::Generators.invoke("ruby_llm_file_store:install", ["--quiet"], destination_root: #{tmp_dir.inspect})
       ActiveRecord::Base.establish_connection(adapter: "sqlite3", database: #{File.join(tmp_dir, 'app.sqlite3').inspect})
       ActiveRecord::Migration.verbose = false
-      (ActiveRecord.version >= Gem::Version.new("7.1") ? ActiveRecord::MigrationContext.new(#{File.join(tmp_dir, 'db/migrate').inspect}) : ActiveRecord::MigrationContext.new(#{File.join(tmp_dir, 'db/migrate').inspect}, ActiveRecord::SchemaMigration)).migrate
+      #{MigrationCode.migrate(File.join(tmp_dir, 'db/migrate'))}
       puts Dir[#{File.join(tmp_dir, 'db/migrate/*.rb').inspect}].map { |path| File.read(path)[/^class \\w+/] }
       connection = ActiveRecord::Base.connection
       puts connection.columns(:ruby_llm_chat_files).map(&:name).join(",")

@@ -46,7 +46,7 @@ RSpec.describe 'ruby_llm_file_store:upgrade' do
     expect(migrations.size).to eq(1)
 
     output = in_app(<<~RUBY)
-      (ActiveRecord.version >= Gem::Version.new("7.1") ? ActiveRecord::MigrationContext.new(#{File.dirname(migrations.first).inspect}) : ActiveRecord::MigrationContext.new(#{File.dirname(migrations.first).inspect}, ActiveRecord::SchemaMigration)).migrate
+      #{MigrationCode.migrate(File.dirname(migrations.first))}
       connection = ActiveRecord::Base.connection
       puts connection.tables.sort.join(",")
       puts connection.select_value("SELECT COUNT(*) FROM chats")
@@ -76,7 +76,7 @@ RSpec.describe 'ruby_llm_file_store:upgrade' do
     expect(updates.size).to eq(1)
 
     output = in_app(<<~RUBY)
-      (ActiveRecord.version >= Gem::Version.new("7.1") ? ActiveRecord::MigrationContext.new(#{File.dirname(migration).inspect}) : ActiveRecord::MigrationContext.new(#{File.dirname(migration).inspect}, ActiveRecord::SchemaMigration)).migrate
+      #{MigrationCode.migrate(File.dirname(migration))}
       puts ActiveRecord::Base.connection.select_value("SELECT COUNT(*) FROM schema_migrations")
     RUBY
     expect(output).to eq(['2'])
@@ -98,7 +98,7 @@ RSpec.describe 'ruby_llm_file_store:upgrade' do
     names = Dir[File.join(tmp_dir, 'db/migrate/*.rb')].map { |path| File.basename(path)[/_(\D.*)/, 1] }
     expect(names.sort).to eq(%w[create_ruby_llm_chat_files.rb unpad_ruby_llm_chat_file_paths.rb])
     output = in_app(<<~RUBY)
-      (ActiveRecord.version >= Gem::Version.new("7.1") ? ActiveRecord::MigrationContext.new(#{File.dirname(migration).inspect}) : ActiveRecord::MigrationContext.new(#{File.dirname(migration).inspect}, ActiveRecord::SchemaMigration)).migrate
+      #{MigrationCode.migrate(File.dirname(migration))}
       puts ActiveRecord::Base.connection.select_value("SELECT COUNT(*) FROM schema_migrations")
     RUBY
     expect(output).to eq(['2'])
