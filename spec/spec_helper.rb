@@ -1,17 +1,10 @@
 # frozen_string_literal: true
 
 $LOAD_PATH.unshift File.expand_path('../lib', __dir__)
-# RUBY_LLM_PATH names folders (joined with :) of ruby_llm and its runtime
-# dependencies, or of Rails, one lib/ each; with it the specs tagged :ruby_llm run
-# against the real thing.
-if ENV['RUBY_LLM_PATH']
-  sets = ENV['RUBY_LLM_PATH'].split(':')
-  sets.reverse_each do |set|
-    Dir[File.join(set, '*', 'lib')].reverse_each { |lib| $LOAD_PATH.unshift(lib) }
-  end
-  # Rails alone (RUBY_LLM_PATH=../shared/gems/rails-7.2) runs the suite on that Rails.
-  require 'ruby_llm' if sets.any? { |set| Dir[File.join(set, '*', 'lib', 'ruby_llm.rb')].any? }
-end
+# ruby_llm, which the gem requires, from RUBY_LLM_PATH or the gem kit (ruby_llm_path.rb);
+# with Rails in RUBY_LLM_PATH (../shared/gems/rails-7.2) the suite runs on that Rails.
+require_relative 'ruby_llm_path'
+RubyLLMPath.load!
 require 'ruby_llm/file_store'
 require 'ruby_llm/file_store/rspec'
 require 'tmpdir'
@@ -24,16 +17,13 @@ RSpec.configure do |config|
   config.example_status_persistence_file_path = '.rspec_status'
   config.expect_with(:rspec) { |expectations| expectations.max_formatted_output_length = 400 }
 
-  # Without ruby_llm the examples that need it are left out, not shown as pending:
-  # bin/test-ruby-llm runs them against each set of ruby_llm in the gem kit.
-  unless defined?(RubyLLM::Chat)
+  # The examples that plug into ruby_llm's chats (tagged :ruby_llm) run where
+  # RUBY_LLM_PATH names a ruby_llm: bin/test-ruby-llm runs them against each set of
+  # ruby_llm in the gem kit. A plain run leaves them out, saying so in one line;
+  # asked for by tag (rspec --tag ruby_llm), they run on the ruby_llm loaded.
+  unless RubyLLMPath.ruby_llm_named?
     config.filter_run_excluding :ruby_llm
     config.before(:suite) { RubyLLMExamples.report_left_out }
-  end
-  # Asked for by tag (rspec --tag ruby_llm) without ruby_llm: each says why it waits.
-  config.before(:each, :ruby_llm) do
-    skip 'needs ruby_llm: set RUBY_LLM_PATH to a folder of ruby_llm and its dependencies' unless
-      defined?(RubyLLM::Chat)
   end
 
   # STRESS=1 runs the examples tagged :native, which drive the binding directly,

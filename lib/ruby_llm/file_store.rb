@@ -4,12 +4,7 @@ require 'digest/sha2'
 require 'monitor'
 require 'stringio'
 
-# The store works on its own; with ruby_llm loaded it also plugs into chats.
-begin
-  require 'ruby_llm'
-rescue LoadError
-  nil
-end
+require 'ruby_llm'
 
 require_relative 'file_store/version'
 require_relative 'file_store/errors'
@@ -183,7 +178,7 @@ module RubyLLM
     #   store.attachment("charts/revenue.png")
     def attachment(path, file: nil)
       file ||= find(path)
-      Converters.attachment(read(file.path), filename: file.filename, content_type: file.content_type)
+      Converters.attachment(read(file.path), filename: file.filename)
     end
 
     # Runs the block with the store locked and returns its value, so a tool that
@@ -249,7 +244,8 @@ require_relative 'file_store/memory'
 require_relative 'file_store/directory'
 require_relative 'file_store/factory'
 require_relative 'file_store/rails'
+require_relative 'file_store/code_runner'
+require_relative 'file_store/chat/seams'
 require_relative 'file_store/tools'
 require_relative 'file_store/chat_tools'
-require_relative 'file_store/code_runner'
-require_relative 'file_store/chat' if defined?(RubyLLM::Chat)
+require_relative 'file_store/chat'

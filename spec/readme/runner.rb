@@ -33,9 +33,8 @@ module ReadmeRun
 
     # The kit first, as spec/spec_helper.rb puts it, then the checkout's lib/.
     def load_paths
-      ENV.fetch('RUBY_LLM_PATH', '').split(':').reverse_each do |set|
-        Dir[File.join(set, '*', 'lib')].reverse_each { |lib| $LOAD_PATH.unshift(lib) }
-      end
+      require File.join(ROOT, 'spec/ruby_llm_path')
+      RubyLLMPath.load!
       $LOAD_PATH.unshift(File.join(ROOT, 'lib'))
     end
 

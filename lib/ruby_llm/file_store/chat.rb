@@ -1,18 +1,9 @@
 # frozen_string_literal: true
 
-# The chat integration, loaded with ruby_llm: Chat#with_file_store and what it changes
-# (the tools, the view of the messages, spilled results), code execution, agents and
-# acts_as_chat records. seams/interface.rb picks the glue for the ruby_llm loaded.
-require_relative 'chat/seams/interface'
-require_relative "chat/#{RubyLLM::FileStore::SEAMS_FILE}"
-unless RubyLLM::FileStore::Seams.missing.empty?
-  raise NotImplementedError, "#{RubyLLM::FileStore::SEAMS_FILE}.rb does not define " \
-                             "#{RubyLLM::FileStore::Seams.missing.join(', ')} (see chat/seams/interface.rb)"
-end
-
+# The chat integration: Chat#with_file_store and what it changes (the tools, the view
+# of the messages, spilled results), code execution, agents and acts_as_chat records,
+# over the seam seams.rb picked for the ruby_llm loaded.
 require_relative 'chat/configuration'
-require_relative 'chat/tool_spill'
-require_relative 'chat/chat_tools/base'
 require_relative 'chat/attachment_keeper'
 require_relative 'chat/spiller'
 require_relative 'chat/message_view'

@@ -10,10 +10,6 @@ module RubyLLM
       # which Text.readable_type? and the native search decide.
       TEXT_TYPES = Native.text_types.map(&:freeze).freeze
 
-      # A file handed to a converter when ruby_llm is not loaded: the same readers a
-      # RubyLLM::Attachment has for converters.
-      LocalAttachment = Struct.new(:content, :filename, :mime_type, keyword_init: true)
-
       module_function
 
       # The text of +attachment+, or nil when no converter reads it. Converters are
@@ -46,7 +42,7 @@ module RubyLLM
       def convert_file(store, file, config:)
         bytes = store.read(file.path)
         version = Reads.version_of_bytes(bytes)
-        upload = attachment(bytes, filename: file.filename, content_type: file.content_type)
+        upload = attachment(bytes, filename: file.filename)
         text = convert(upload, config:, content_type: file.content_type)
         store.cache_text(file, text) if text && (version.nil? || version == file.digest)
         [text, version || Reads.size_and_time(file.byte_size, file.updated_at)]
@@ -93,7 +89,7 @@ module RubyLLM
 
       # The converter registry of +config+, or the gem's own when none is given.
       def registry(config)
-        config ||= RubyLLM.config if RubyLLM.respond_to?(:config)
+        config ||= RubyLLM.config
         return config.file_converters if config.respond_to?(:file_converters)
 
         FileStore.file_converters
@@ -147,12 +143,8 @@ module RubyLLM
       end
 
       # +bytes+ as an attachment a converter or a model takes.
-      def attachment(bytes, filename:, content_type:)
-        if defined?(RubyLLM::Attachment)
-          RubyLLM::Attachment.new(StringIO.new(bytes), filename:)
-        else
-          LocalAttachment.new(content: bytes, filename:, mime_type: content_type)
-        end
+      def attachment(bytes, filename:)
+        RubyLLM::Attachment.new(StringIO.new(bytes), filename:)
       end
 
       # Reads a file as it is: for types that hold plain text but do not say so.

@@ -1,25 +1,10 @@
 # frozen_string_literal: true
 
 module RubyLLM # :nodoc:
-  # Defined by ruby_llm itself when it is loaded; these stand in for it when the
-  # store is used on its own, with the same initializer.
-  unless const_defined?(:Error, false)
-    class Error < StandardError # :nodoc:
-      attr_reader :response
-
-      def initialize(message = nil, response: nil)
-        @response = response
-        super(message || response&.body)
-      end
-    end
-  end
-
-  class ConfigurationError < StandardError; end unless const_defined?(:ConfigurationError, false)
-
   # Raised when a store has no file at the path asked for.
   #
   #   chat.file_store.read("missing.txt") # raises RubyLLM::FileNotFoundError, "No file at missing.txt"
-  class FileNotFoundError < StandardError; end unless const_defined?(:FileNotFoundError, false)
+  class FileNotFoundError < StandardError; end
 
   class FileStore # :nodoc:
     # Base class of the store's runtime failures.

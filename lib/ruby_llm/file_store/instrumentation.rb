@@ -3,12 +3,11 @@
 module RubyLLM
   class FileStore
     # The events the gem emits, named as ruby_llm names its own
-    # (<tt>tool.file_store.ruby_llm</tt>), through RubyLLM.instrument where
-    # ruby_llm is loaded (so <tt>config.instrumenter</tt> decides where they go,
-    # ActiveSupport::Notifications in a Rails app, and a workflow's context is in
-    # the payload), ActiveSupport::Notifications where only it is, and nowhere
-    # otherwise. A payload never holds a file's content. docs/instrumentation.md
-    # lists every event and its payload.
+    # (<tt>tool.file_store.ruby_llm</tt>), through RubyLLM.instrument, so
+    # <tt>config.instrumenter</tt> decides where they go (ActiveSupport::Notifications
+    # in a Rails app) and, on ruby_llm main, a workflow's context is in the payload.
+    # A payload never holds a file's content. docs/instrumentation.md lists every
+    # event and its payload.
     #
     #   ActiveSupport::Notifications.subscribe("tool.file_store.ruby_llm") do |event|
     #     Rails.logger.info "#{event.payload[:tool]} #{event.payload[:path]} #{event.payload[:outcome]}"
@@ -41,14 +40,8 @@ module RubyLLM
       end
 
       # The one place that knows where events go.
-      def emit(name, payload, config, &block)
-        if RubyLLM.respond_to?(:instrument)
-          RubyLLM.instrument(name, payload, config: config.respond_to?(:instrumenter) ? config : nil, &block)
-        elsif defined?(::ActiveSupport::Notifications)
-          ::ActiveSupport::Notifications.instrument(name, payload, &block)
-        else
-          yield payload
-        end
+      def emit(name, payload, config, &)
+        RubyLLM.instrument(name, payload, config: config.respond_to?(:instrumenter) ? config : nil, &)
       end
     end
   end

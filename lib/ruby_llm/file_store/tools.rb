@@ -2,21 +2,24 @@
 
 module RubyLLM
   class FileStore
-    # The model's tools over a store, as plain classes: each takes the model's
-    # arguments and returns what the model reads. Every failure is a short message
+    # The model's tools over a store: each a RubyLLM::Tool, which a chat offers the
+    # model (ChatTools.for gives a chat its list) and an app or a test can call with
+    # keywords, getting what the model reads. Every failure is a short message
     # starting "Error:", never an exception out of the chat.
     #
     #   tool = RubyLLM::FileStore::Tools::ReadFile.new(store)
     #   tool.call(path: "notes.md", offset: 10, limit: 20)
     #
-    # Each tool is one file in tools/ that declares it (Base.tool): its name, what
-    # the model reads about it, and how a chat gets it. The chat's tools are made
-    # from those declarations, so a new file there is a new tool.
+    # Each tool is one class in its own file in tools/, declared there once
+    # (Declaration#tool): its name, what the model reads about it, how a chat gets it,
+    # and its +execute+. The chat's tools are gathered from those declarations, so a
+    # new file there is a new tool.
     module Tools
       @declared = {}
 
       # The declaration of a tool, which its class makes once, in its own file under
-      # tools/ (Base extends it).
+      # tools/ (Base extends it), beside ruby_llm's own +description+ and the
+      # parameters it declares with +argument+.
       module Declaration
         # How a chat gets a tool: every chat with a file store; only when the app
         # names it in <tt>with_file_store(extra_tools: [...])</tt>; from
@@ -35,41 +38,36 @@ module RubyLLM
         attr_reader :order
 
         # Declares the tool, once, in its own file under tools/: the +name+ the model
-        # calls it by, its +description+ and +parameters+ as the model reads them
-        # (a parameter each, with +type+, +description+ and <tt>required: false</tt>
-        # when it may be left out), how a chat gets it (+offered+, one of OFFERED,
-        # with +order+ for :by_default) and how long its result is shown (+shown+).
-        # The chat's RubyLLM::Tool class and list of tools are made from it (see
-        # ChatTools). A description or parameters that depend on what the tool is
-        # made with (run_code's runner) are a lambda of it, given nil when the class
-        # is asked.
+        # calls it by, how a chat gets it (+offered+, one of OFFERED, with +order+ for
+        # :by_default) and how long its result is shown (+shown+). What the model
+        # reads about it is ruby_llm's +description+ and the parameters #argument
+        # declares; its work is +execute+, taking them as keywords.
         #
         #   class ListFiles < Base
-        #     tool 'list_files', offered: :by_default, order: 1,
-        #                        description: 'Lists this chat\'s files, one line each.',
-        #                        parameters: { path: { type: 'string', description: 'A folder.', required: false } }
+        #     tool 'list_files', offered: :by_default, order: 1
+        #     description "Lists this chat's files, one line each."
+        #     argument :path, type: 'string', description: 'A folder.', required: false
+        #
+        #     def execute(path: nil) = ...
         #   end
-        def tool(name, description:, parameters:, offered:, order: nil, shown: :always)
+        def tool(name, offered:, order: nil, shown: :always)
           check_declaration(name, offered, order, shown)
           @tool_name = name
-          @description = description
-          @parameters = parameters.freeze
           @offered = offered
           @order = order
           @shown = shown
           Tools.declare(self)
         end
 
-        # What the model reads about the tool; +subject+ is what the tool is made
-        # with, for a description that depends on it.
-        def description(subject = nil)
-          @description.respond_to?(:call) ? @description.call(subject) : @description
-        end
-
-        # The parameters, by name: <tt>{ path: { type: "string", description: "...",
-        # required: false } }</tt>.
-        def parameters(subject = nil)
-          @parameters.respond_to?(:call) ? @parameters.call(subject) : @parameters
+        # Declares a parameter of the tool as the model reads it: its +type+,
+        # +description+ and <tt>required: false</tt> when it may be left out. It is
+        # ruby_llm's +parameter+ (+param+ on 1.16), which the seam of the ruby_llm
+        # loaded calls.
+        #
+        #   argument :path, type: 'string', description: 'The file, like "notes.md".'
+        def argument(name, **options)
+          Seams.declare_parameter(self, name, **options)
+          self
         end
 
         # Whether the request shows the tool's result only until the next question.
@@ -133,6 +131,7 @@ end
 
 # base.rb and text_source.rb, which the tools build on, then every tool in tools/.
 require_relative 'tools/events'
+require_relative 'tools/frame'
 require_relative 'tools/base'
 require_relative 'tools/text_source'
 Dir[File.join(__dir__, 'tools', '*.rb')].each { |file| require file }

@@ -55,12 +55,6 @@ RSpec.describe RubyLLM::FileStore::Converters do
     expect(RubyLLM.file_store.converter.ocr(model: 'mistral-ocr-latest').options).to eq(model: 'mistral-ocr-latest')
   end
 
-  it 'keeps a registry of its own where ruby_llm is not loaded' do
-    skip 'ruby_llm is loaded: its configuration holds the converters' if defined?(RubyLLM::Configuration)
-
-    expect(RubyLLM::FileStore.file_converters).to eq(RubyLLM::FileStore::Converters.defaults)
-  end
-
   it 'starts with the built-in converters for PDF, Office, OpenDocument, EPUB and HTML, and no OCR' do
     defaults = RubyLLM::FileStore::Converters.defaults
     converters = RubyLLM::FileStore::Converters

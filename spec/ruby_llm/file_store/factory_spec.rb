@@ -16,8 +16,7 @@ RSpec.describe RubyLLM::FileStore::Factory do
 
   it 'returns the text converter, which reads any file as it is' do
     converter = RubyLLM.file_store.converter.text
-    attachment = RubyLLM::FileStore::Converters.attachment("1\n00:00:01 --> 00:00:02\nHello".b,
-                                                           filename: 'a.srt', content_type: 'application/x-subrip')
+    attachment = RubyLLM::FileStore::Converters.attachment("1\n00:00:01 --> 00:00:02\nHello".b, filename: 'a.srt')
     expect(converter.call(attachment)).to eq("1\n00:00:01 --> 00:00:02\nHello")
   end
 end

@@ -9,8 +9,8 @@ require 'rbconfig'
 RSpec.describe 'Loading ruby_llm/file_store' do
   it 'defines Digest::SHA256 before any thread hashes' do
     lib = File.expand_path('../../../lib', __dir__)
-    output, status = Open3.capture2e({ 'RUBYLIB' => nil, 'RUBYOPT' => nil }, RbConfig.ruby, '--disable-gems', '-I', lib,
-                                     '-e', "require 'ruby_llm/file_store'\np Digest.const_defined?(:SHA256, false)")
+    output, status = Open3.capture2e({ 'RUBYLIB' => nil, 'RUBYOPT' => nil }, RbConfig.ruby, *RubyLLMPath.ruby_options,
+                                     '-I', lib, '-e', "require 'ruby_llm/file_store'\np Digest.const_defined?(:SHA256, false)")
     expect(status).to be_success, output
     expect(output.lines.last.chomp).to eq('true')
   end

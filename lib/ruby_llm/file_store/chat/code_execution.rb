@@ -22,13 +22,13 @@ module RubyLLM
         runner = CodeRunner.new(file_store, python:, ruby:, shell:, sandbox:, timeout:, mounts:, limits:,
                                             on_write: method(:file_written))
         runner.check_sandbox!
-        @code_tool = ChatTools::RunCode.new(runner, config: @config, on_write: method(:file_written), chat: self)
+        @code_tool = Tools::RunCode.new(runner, config: @config, on_write: method(:file_written), chat: self)
         with_tools(@code_tool)
       end
 
       # The CodeRunner behind run_code, or nil.
       def code_runner
-        @code_tool&.plain_tool&.runner
+        @code_tool&.runner
       end
     end
   end

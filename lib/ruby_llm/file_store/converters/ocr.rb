@@ -18,9 +18,8 @@ module RubyLLM
         # The Markdown OCR reads from +attachment+.
         def call(attachment)
           unless RubyLLM.respond_to?(:ocr)
-            version = defined?(RubyLLM::VERSION) ? "ruby_llm #{RubyLLM::VERSION} has none" : 'ruby_llm is not loaded'
-            raise ConfigurationError,
-                  "The OCR converter needs RubyLLM.ocr, which ruby_llm's main branch has: #{version}"
+            raise ConfigurationError, "The OCR converter needs RubyLLM.ocr, which ruby_llm's main branch has: " \
+                                      "ruby_llm #{RubyLLM::VERSION} has none"
           end
 
           RubyLLM.ocr(attachment, **options).markdown

@@ -3,16 +3,18 @@
 module RubyLLM
   class FileStore
     module Tools
-      # What every tool shares: the store, the configuration its converters come
-      # from, and turning every failure into a message for the model.
-      class Base
-        # A file the model should see as itself (an image, a PDF no converter reads),
-        # with a line of text about it.
-        FileResult = Struct.new(:text, :attachment)
-
-        # Each tool declares itself with +tool+ (see Declaration).
+      # What every tool is: a RubyLLM::Tool over a store, with the configuration its
+      # converters come from, each failure turned into a message for the model
+      # (Frame) and each call an event (Events). A tool subclasses it in its own file,
+      # declares itself (Declaration#tool, +description+, Declaration#argument) and
+      # does its work in +execute+.
+      class Base < RubyLLM::Tool
         extend Declaration
+        include Frame
         include Events
+
+        # The tools page their own output; spilling it to a file would only hide it.
+        spill_to_file false
 
         attr_reader :store, :config, :chat
 
@@ -27,6 +29,7 @@ module RubyLLM
         #   Tools::ReadFile.new(store, reads:).call(path: "plan.md")
         #   Tools::WriteFile.new(store, reads:).call(path: "plan.md", content: "v2")
         def initialize(store, config: nil, on_write: nil, code: nil, reads: nil, chat: nil)
+          super()
           @store = store
           @chat = chat
           @config = config
@@ -35,20 +38,32 @@ module RubyLLM
           @reads = reads
         end
 
+        # The name the model knows the tool by (ruby_llm 1.16 would make one of the
+        # class's name).
+        def name = self.class.tool_name
+
         # What the model read, as this tool's chat (or thread) saw it.
         def reads
           @reads || store.reads
         end
 
-        # The most characters of an error message the model gets.
-        MAX_ERROR_CHARS = 1000
+        # Runs the tool with the model's arguments as keywords, as an app or a test
+        # does, and returns what the model reads (a Frame::FileResult for a file it
+        # should see as itself); a failure is returned as a short message starting
+        # "Error:". No result passes the ceiling of Native::MAX_RESULT_CHARS
+        # characters; a longer one is cut, with a note. Each call is a
+        # <tt>tool.file_store.ruby_llm</tt> event.
+        #
+        #   Tools::ReadFile.new(store).call(path: "notes.md", offset: 10)
+        #
+        # A chat passes the arguments as one Hash, as the model sent them:
+        # RubyLLM::Tool#call checks them against +execute+'s keywords before it runs
+        # it, and a file comes back as the seam of the ruby_llm loaded shows one.
+        def call(*arguments, **keywords)
+          return instrumented(keywords) { attempt { execute(**keywords) } } if arguments.empty?
 
-        # Runs the tool with the model's arguments; a failure is returned as a
-        # short message starting "Error:". No result passes the ceiling of
-        # Native::MAX_RESULT_CHARS characters; a longer one is cut, with a note.
-        # Each call is a <tt>tool.file_store.ruby_llm</tt> event.
-        def call(**arguments)
-          instrumented(arguments) { attempt(arguments) }
+          result = instrumented(normalize_args(arguments.first)) { attempt { super } }
+          result.is_a?(FileResult) ? Seams.file_result(result.text, result.attachment, code: code?) : result
         end
 
         # Whether the model can run code, so a message may point it at run_code.
@@ -57,42 +72,6 @@ module RubyLLM
         end
 
         private
-
-        # [what the model gets, the error message or nil].
-        def attempt(arguments)
-          [capped(run(**arguments)), nil]
-        rescue ConverterError => e
-          failed(e.loud!.message)
-        rescue ArgumentError, FileNotFoundError, FileStore::Error => e
-          failed(e.message)
-        rescue StandardError => e
-          # Its first line: Ruby's error_highlight adds lines of source to some.
-          failed("#{e.class.name}: #{e.message.lines.first.to_s.chomp}")
-        end
-
-        def failed(message)
-          text = error(message)
-          [text, text.delete_prefix('Error: ')]
-        end
-
-        def capped(result)
-          case result
-          when String then Native.cap_result(result)
-          when FileResult then FileResult.new(Native.cap_result(result.text), result.attachment)
-          else result
-          end
-        end
-
-        def error(message)
-          message = "#{message[0, MAX_ERROR_CHARS]}… (#{message.length} characters)" if
-            message.length > MAX_ERROR_CHARS
-          "Error: #{message}"
-        end
-
-        # +text+ as a message repeats it: inspected, and cut when long.
-        def brief(text, max = 200)
-          text.length > max ? "#{text[0, max].inspect}… (#{text.length} characters)" : text.inspect
-        end
 
         # The store path of +path+, or nil for the whole store ("", ".", "/").
         def scope(path)
@@ -104,32 +83,6 @@ module RubyLLM
 
         def describe(file)
           "#{file.path} (#{file.content_type}, #{file.human_size})"
-        end
-
-        # The largest whole number a tool passes on: the core counts in 64 bits, so
-        # an offset past it (2**64, 1e20) is read as this, past any file's end.
-        MAX_INTEGER = (2**63) - 1
-
-        def integer(value, name, minimum:)
-          return if value.nil? || value == ''
-
-          number = whole(value)
-          raise ArgumentError, "#{name} must be a whole number of at least #{minimum}, not #{value.inspect}" unless
-            number && number >= minimum
-
-          [number, MAX_INTEGER].min
-        end
-
-        # +value+ as an Integer when it is a whole number, else nil. Integer() would
-        # cut 1.5 to 1.
-        def whole(value)
-          return Integer(value, exception: false) unless value.is_a?(Float)
-
-          value.to_i if value.finite? && value == value.to_i
-        end
-
-        def flag(value)
-          [true, 'true', 1, '1', 'yes'].include?(value)
         end
 
         def refuse_large(path, bytesize, now: false)

@@ -6,22 +6,17 @@ module RubyLLM
       # edit_file: replaces one exact span of a file the model has read, changing no
       # other byte.
       class EditFile < Base
-        tool 'edit_file', offered: :by_default, order: 5,
-                          description: 'Replaces old_text with new_text in a file of this chat. old_text must ' \
-                                       'match exactly one place (include surrounding lines to pick one), or pass ' \
-                                       'replace_all: true. Read the file first.',
-                          parameters: {
-                            path: { type: 'string', description: 'The file to edit.' },
-                            old_text: { type: 'string', description: 'The exact text to replace, as read_file ' \
-                                                                     'shows it (without the line numbers).' },
-                            new_text: { type: 'string', description: 'The text to put in its place.' },
-                            replace_all: { type: 'boolean', required: false,
-                                           description: 'Replace every place old_text matches.' }
-                          }
+        tool 'edit_file', offered: :by_default, order: 5
+        description 'Replaces old_text with new_text in a file of this chat. old_text must match exactly one place ' \
+                    '(include surrounding lines to pick one), or pass replace_all: true. Read the file first.'
+        argument :path, type: 'string', description: 'The file to edit.'
+        argument :old_text, type: 'string',
+                            description: 'The exact text to replace, as read_file shows it (without the line numbers).'
+        argument :new_text, type: 'string', description: 'The text to put in its place.'
+        argument :replace_all, type: 'boolean', required: false, description: 'Replace every place old_text matches.'
 
-        private
-
-        def run(path:, old_text:, new_text:, replace_all: false)
+        # Replaces +old_text+ with +new_text+ in +path+ (everywhere with +replace_all+).
+        def execute(path:, old_text:, new_text:, replace_all: nil)
           store.with_lock do
             file = store.find(path)
             check_changeable(file)
@@ -35,6 +30,8 @@ module RubyLLM
             edited_note(file.path, edited)
           end
         end
+
+        private
 
         def edited_note(path, edited)
           places = edited[:replacements] == 1 ? '1 place' : "#{edited[:replacements]} places"

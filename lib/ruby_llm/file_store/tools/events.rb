@@ -33,7 +33,7 @@ module RubyLLM
         end
 
         def bytes_out(result)
-          text = result.is_a?(Base::FileResult) ? result.text : result
+          text = result.is_a?(Frame::FileResult) ? result.text : result
           text.is_a?(String) ? text.bytesize : 0
         end
 

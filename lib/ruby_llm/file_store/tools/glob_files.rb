@@ -24,17 +24,14 @@ module RubyLLM
         MAX_SECONDS = 5
         FLAGS = File::FNM_PATHNAME | File::FNM_DOTMATCH
 
-        tool 'glob_files', offered: :on_request,
-                           description: "Finds this chat's files whose paths match a glob, one line each: path " \
-                                        '(content type, size). * and ? match within a folder name, ** across ' \
-                                        'folders, {md,txt} either, like "**/*.md" or "reports/2024-*.{csv,xlsx}".',
-                           parameters: {
-                             pattern: { type: 'string', description: 'A glob over the paths, like "**/*.md".' }
-                           }
+        tool 'glob_files', offered: :on_request
+        description "Finds this chat's files whose paths match a glob, one line each: path (content type, size). " \
+                    '* and ? match within a folder name, ** across folders, {md,txt} either, like "**/*.md" or ' \
+                    '"reports/2024-*.{csv,xlsx}".'
+        argument :pattern, type: 'string', description: 'A glob over the paths, like "**/*.md".'
 
-        private
-
-        def run(pattern:)
+        # The files whose paths match +pattern+.
+        def execute(pattern:)
           pattern = check(pattern.to_s)
           globs = alternatives(pattern)
           files = matching(store.list, globs, pattern)
@@ -44,6 +41,8 @@ module RubyLLM
           lines << "[#{files.size - MAX_PATHS} more files match. Narrow the pattern.]" if files.size > MAX_PATHS
           lines.join("\n")
         end
+
+        private
 
         def matching(files, globs, pattern)
           deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + MAX_SECONDS

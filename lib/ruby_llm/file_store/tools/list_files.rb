@@ -8,18 +8,14 @@ module RubyLLM
       class ListFiles < Base
         MAX_LINES = 1000
 
-        tool 'list_files', offered: :by_default, order: 1,
-                           description: "Lists this chat's files, one line each: path (content type, size). " \
-                                        'Pass path to list one folder. A file with no text to search says why, ' \
-                                        'like "(image/png, 3 KB; no text converter)".',
-                           parameters: {
-                             path: { type: 'string', description: 'A folder to list, like "reports". ' \
-                                                                  'Leave out for every file.', required: false }
-                           }
+        tool 'list_files', offered: :by_default, order: 1
+        description "Lists this chat's files, one line each: path (content type, size). Pass path to list one " \
+                    'folder. A file with no text to search says why, like "(image/png, 3 KB; no text converter)".'
+        argument :path, type: 'string', description: 'A folder to list, like "reports". Leave out for every file.',
+                        required: false
 
-        private
-
-        def run(path: nil)
+        # Lists the files in +path+, or every file.
+        def execute(path: nil)
           folder = scope(path)
           files = folder ? store.list(folder) : store.list
           files = [store[folder]].compact if files.empty? && folder
@@ -31,6 +27,8 @@ module RubyLLM
             files.size > MAX_LINES
           lines.join("\n")
         end
+
+        private
 
         # The file's line: path, type and size, and why it has no text when the type
         # alone or its first bytes say so. A converted type is not converted here.

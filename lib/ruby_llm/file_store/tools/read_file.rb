@@ -14,25 +14,19 @@ module RubyLLM
         MAX_CHARACTERS = Native::MAX_READ_CHARS
         UNITS = %w[lines characters].freeze
 
-        tool 'read_file', offered: :by_default, order: 2, shown: :until_next_question,
-                          description: 'Reads a file of this chat as text: numbered lines from offset (1-based), ' \
-                                       'at most limit lines (default 2000), or characters with unit "characters". ' \
-                                       'PDFs and other formats are read through converters; an image comes back ' \
-                                       'as the file itself.',
-                          parameters: {
-                            path: { type: 'string', description: 'The file, like "reports/q3.pdf".' },
-                            offset: { type: 'integer', required: false,
-                                      description: 'Lines: the first line to show (1-based). ' \
-                                                   'Characters: how many to skip.' },
-                            limit: { type: 'integer', required: false,
-                                     description: 'How many lines or characters to show at most.' },
-                            unit: { type: 'string', required: false,
-                                    description: '"lines" (the default) or "characters".' }
-                          }
+        tool 'read_file', offered: :by_default, order: 2, shown: :until_next_question
+        description 'Reads a file of this chat as text: numbered lines from offset (1-based), at most limit lines ' \
+                    '(default 2000), or characters with unit "characters". PDFs and other formats are read ' \
+                    'through converters; an image comes back as the file itself.'
+        argument :path, type: 'string', description: 'The file, like "reports/q3.pdf".'
+        argument :offset, type: 'integer', required: false,
+                          description: 'Lines: the first line to show (1-based). Characters: how many to skip.'
+        argument :limit, type: 'integer', required: false,
+                         description: 'How many lines or characters to show at most.'
+        argument :unit, type: 'string', required: false, description: '"lines" (the default) or "characters".'
 
-        private
-
-        def run(path:, offset: nil, limit: nil, unit: nil)
+        # Reads +path+ (see the description above).
+        def execute(path:, offset: nil, limit: nil, unit: nil)
           unit = unit_of(unit)
           file = find(path)
           result, version = read(file, TextSource.new(store, config).for(file), unit, offset, limit)
@@ -41,6 +35,8 @@ module RubyLLM
           reads.remember(file, version)
           result
         end
+
+        private
 
         def unit_of(unit)
           unit = unit.to_s.strip

@@ -9,31 +9,23 @@ module RubyLLM
       #   tool = RubyLLM::FileStore::Tools::RunCode.new(runner)
       #   tool.call(language: "python", code: "print(1)")
       class RunCode < Base
-        # The description and the languages depend on the runner (nil: a workspace
-        # runner with every language).
-        tool 'run_code', offered: :with_code_execution,
-                         description: lambda { |runner|
-                           where = if runner.nil? || runner.workspace?
-                                     "It runs in the folder holding this chat's files: it reads them where they " \
-                                       "are, and what it writes there is in the chat's files at once."
-                                   else
-                                     'It runs in an empty folder: name the files it reads in files (find them ' \
-                                       'with list_files) and they are copied in at the same paths. What it writes ' \
-                                       "is saved to the chat's files."
-                                   end
-                           "Runs code in a sandbox with no network. #{where} Print what you need to see; " \
-                             'the result lists the files the run created or changed. Read a chart back with read_file.'
-                         },
-                         parameters: lambda { |runner|
-                           languages = runner ? runner.languages : CodeRunner::LANGUAGES
-                           {
-                             language: { type: 'string', description: "One of: #{languages.join(', ')}." },
-                             code: { type: 'string', description: 'The program to run.' },
-                             files: { type: 'array', required: false,
-                                      description: "Paths of the chat's files (or folders) the code reads, " \
-                                                   'copied in before it runs.' }
-                           }
-                         }
+        tool 'run_code', offered: :with_code_execution
+        # What the model reads about run_code, by whether the runner works in the
+        # store's own folder (a workspace) or on copies of the files the code names.
+        DESCRIPTIONS = {
+          true => "It runs in the folder holding this chat's files: it reads them where they are, and what it " \
+                  "writes there is in the chat's files at once.",
+          false => 'It runs in an empty folder: name the files it reads in files (find them with list_files) and ' \
+                   "they are copied in at the same paths. What it writes is saved to the chat's files."
+        }.transform_values do |where|
+          "Runs code in a sandbox with no network. #{where} Print what you need to see; the result lists the " \
+            'files the run created or changed. Read a chart back with read_file.'
+        end.freeze
+        description DESCRIPTIONS[true]
+        argument :language, type: 'string', description: "One of: #{CodeRunner::LANGUAGES.join(', ')}."
+        argument :code, type: 'string', description: 'The program to run.'
+        argument :files, type: 'array', required: false,
+                         description: "Paths of the chat's files (or folders) the code reads, copied in before it runs."
 
         attr_reader :runner
 
@@ -42,9 +34,12 @@ module RubyLLM
           @runner = runner
         end
 
-        private
+        # What the model reads about run_code: where it runs depends on the runner.
+        def description = DESCRIPTIONS[runner.workspace?]
 
-        def run(language:, code:, files: nil)
+        # Runs +code+ in +language+, with +files+ copied in first where the runner
+        # works on copies.
+        def execute(language:, code:, files: nil)
           raise ArgumentError, 'code is empty' if code.to_s.strip.empty?
 
           payload = event_payload(language: language.to_s, sandbox: runner.sandbox?, workspace: runner.workspace?,
@@ -56,6 +51,8 @@ module RubyLLM
             raise
           end
         end
+
+        private
 
         # How the run ended, for its event: never what it printed.
         def describe_run(event, result)

@@ -9,26 +9,20 @@ module RubyLLM
         MAX_MATCHES = 200
         MAX_CONTEXT = 20
 
-        tool 'search_files', offered: :by_default, order: 3,
-                             description: "Searches the text of this chat's files, like grep: lines as " \
-                                          'path:line: text. pattern is a regular expression unless literal is ' \
-                                          'true. PDFs and other formats are searched through converters.',
-                             parameters: {
-                               pattern: { type: 'string',
-                                          description: 'A regular expression (Rust syntax), ' \
-                                                       'or text with literal: true.' },
-                               path: { type: 'string', required: false,
-                                       description: 'A folder or file to search. Leave out for all.' },
-                               literal: { type: 'boolean', required: false,
-                                          description: 'Match pattern as plain text.' },
-                               ignore_case: { type: 'boolean', required: false, description: 'Ignore letter case.' },
-                               context: { type: 'integer', required: false,
-                                          description: 'Lines to show before and after each match.' }
-                             }
+        tool 'search_files', offered: :by_default, order: 3
+        description "Searches the text of this chat's files, like grep: lines as path:line: text. pattern is a " \
+                    'regular expression unless literal is true. PDFs and other formats are searched through ' \
+                    'converters.'
+        argument :pattern, type: 'string',
+                           description: 'A regular expression (Rust syntax), or text with literal: true.'
+        argument :path, type: 'string', required: false, description: 'A folder or file to search. Leave out for all.'
+        argument :literal, type: 'boolean', required: false, description: 'Match pattern as plain text.'
+        argument :ignore_case, type: 'boolean', required: false, description: 'Ignore letter case.'
+        argument :context, type: 'integer', required: false,
+                           description: 'Lines to show before and after each match.'
 
-        private
-
-        def run(pattern:, path: nil, literal: false, ignore_case: false, context: 0)
+        # Searches the files in +path+, or every file, for +pattern+.
+        def execute(pattern:, path: nil, literal: nil, ignore_case: nil, context: nil)
           pattern = pattern.to_s
           raise ArgumentError, 'pattern is empty: say what to search for' if pattern.empty?
           raise ArgumentError, 'pattern is not valid UTF-8: search for text' unless utf8?(pattern)
@@ -38,6 +32,8 @@ module RubyLLM
           folder = scope(path)
           answer(pattern, search_tree(folder, pattern, options) || search_listed(folder, pattern, options))
         end
+
+        private
 
         def utf8?(pattern)
           pattern.dup.force_encoding(Encoding::UTF_8).valid_encoding?

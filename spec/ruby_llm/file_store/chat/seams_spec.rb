@@ -22,10 +22,7 @@ RSpec.describe 'RubyLLM::FileStore::Seams', :ruby_llm do
       FileUtils.cp_r(File.expand_path('../../../../lib', __dir__), copy)
       seam = File.join(copy, 'lib', 'ruby_llm', 'file_store', 'chat', "#{RubyLLM::FileStore::SEAMS_FILE}.rb")
       File.write(seam, File.read(seam).sub(/def mark_cache\(/, 'def marked_cache('))
-      # The load path the kit's sets gave this process (RUBY_LLM_PATH), whatever their names.
-      sets = ENV.fetch('RUBY_LLM_PATH', '').split(':').reject(&:empty?)
-      libs = $LOAD_PATH.select { |path| sets.any? { |set| path.start_with?(set) } }.flat_map { |path| ['-I', path] }
-      output, status = Open3.capture2e(RbConfig.ruby, *libs, '-I', File.join(copy, 'lib'), '-e',
+      output, status = Open3.capture2e(RbConfig.ruby, *RubyLLMPath.ruby_options, '-I', File.join(copy, 'lib'), '-e',
                                        'require "ruby_llm"; require "ruby_llm/file_store"')
       expect(status).not_to be_success
       expect(output).to include("#{RubyLLM::FileStore::SEAMS_FILE}.rb does not define mark_cache " \

@@ -8,7 +8,7 @@ RSpec.describe 'Document formats', :native do
   let(:converter) { RubyLLM.file_store.converter }
 
   def attachment(bytes, filename = 'file')
-    RubyLLM::FileStore::Converters::LocalAttachment.new(content: bytes, filename:, mime_type: nil)
+    ConverterInput.new(content: bytes, filename:, mime_type: nil)
   end
 
   def office(name)

@@ -9,7 +9,7 @@ RSpec.describe 'Document converters on hostile input', :large do
   let(:converter) { RubyLLM.file_store.converter }
 
   def attachment(bytes)
-    RubyLLM::FileStore::Converters::LocalAttachment.new(content: bytes, filename: 'hostile', mime_type: nil)
+    ConverterInput.new(content: bytes, filename: 'hostile', mime_type: nil)
   end
 
   def refusal(function, bytes)

@@ -36,12 +36,26 @@ RSpec.describe RubyLLM::FileStore::Tools do
 
   it 'refuses a declaration it could not make a tool of, naming the class' do
     declare = ->(**options) { Class.new(RubyLLM::FileStore::Tools::Base) { tool(*options.delete(:name), **options) } }
-    base = { description: 'x', parameters: {}, offered: :on_request }
+    base = { offered: :on_request }
     expect { declare.call(name: 'Glob Files', **base) }.to raise_error(ArgumentError, /lower case words and _, not "Glob Files"/)
     expect { declare.call(name: 'x', **base, offered: :always) }.to raise_error(ArgumentError, /offered is one of by_default/)
     expect { declare.call(name: 'x', **base, shown: :once) }.to raise_error(ArgumentError, /shown is one of always/)
     expect { declare.call(name: 'x', **base, offered: :by_default) }.to raise_error(ArgumentError, /needs its order/)
     expect { declare.call(name: 'read_file', **base) }.to raise_error(ArgumentError, 'two tools are named read_file')
     expect(described_class.declared.keys).not_to include('x')
+  end
+
+  # ruby_llm checks the model's arguments against execute's keywords: each tool's
+  # must be the parameters it declares, the required ones without a default.
+  it 'takes in execute the parameters each tool declares, as the model reads them' do
+    described_class.declared.each_value do |tool|
+      schema = RubyLLM::Tool::SchemaDefinition.from_parameters(
+        tool.respond_to?(:declared_parameters) ? tool.declared_parameters : tool.parameters
+      ).json_schema
+      keywords = tool.instance_method(:execute).parameters
+      expect(keywords.map { |_, name| name.to_s }).to eq(schema['properties'].keys), tool.tool_name
+      required = keywords.select { |kind, _| kind == :keyreq }.map { |_, name| name.to_s }
+      expect(required).to eq(schema['required']), tool.tool_name
+    end
   end
 end
