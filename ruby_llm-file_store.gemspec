@@ -14,8 +14,8 @@ Gem::Specification.new do |spec|
   spec.homepage = 'https://github.com/ruby-llm-file-store/ruby_llm-file_store'
   spec.required_ruby_version = '>= 3.1'
 
-  # The source gem: the Rust sources without their unit tests (tests.rs, compiled only
-  # under cfg(test)), compiled on install by extconf.rb: the library and the convert
+  # The source gem: the Rust sources without their unit tests (tests.rs and
+  # <module>_tests.rs, compiled only under cfg(test)), compiled on install by extconf.rb: the library and the convert
   # worker beside it. The Rakefile's `native` task
   # makes the precompiled platform gem from this one: no ext/, no Rust, a library per
   # Ruby version in lib/ruby_llm/file_store/<minor>/ and the convert worker beside them.
@@ -23,13 +23,13 @@ Gem::Specification.new do |spec|
                    'ext/ruby_llm_file_store/{*.rb,Cargo.toml,src/**/*.rs}', 'src/**/*.rs',
                    'crates/*/{Cargo.toml,src/**/*.rs}',
                    'Cargo.toml', 'Cargo.lock', 'README.md', 'CHANGELOG.md', 'LICENSE']
-               .reject { |path| path.end_with?('/tests.rs') }
+               .reject { |path| path.end_with?('/tests.rs', '_tests.rs') }
   spec.require_paths = ['lib']
   spec.extensions = ['ext/ruby_llm_file_store/extconf.rb']
 
-  # extconf.rb drives cargo itself, so rb_sys is not needed. The chat integration
-  # hooks into ruby_llm 1.16.0 and main, the 2.0 work, both tested; the stores,
-  # converters and tools load without it, but a chat is what the gem is for.
+  # extconf.rb drives cargo itself, so rb_sys is not needed (the Gemfile names it for
+  # development). The tools are RubyLLM::Tool classes, and the chat integration hooks
+  # into ruby_llm 1.16.0 and main, the 2.0 work, both tested.
   spec.add_dependency 'ruby_llm', '>= 1.16.0', '< 2.1'
   spec.metadata = {
     'homepage_uri' => spec.homepage,

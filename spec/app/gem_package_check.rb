@@ -218,7 +218,7 @@ RSpec.describe 'the installed gem' do
 
     def expect_no_build_leftovers(gem_dir)
       files = Dir.glob('**/*', File::FNM_DOTMATCH, base: gem_dir).reject { |path| File.directory?(File.join(gem_dir, path)) }
-      expect(files.grep(%r{(^|/)tests\.rs$})).to eq([])
+      expect(files.grep(%r{(^|/|_)tests\.rs$})).to eq([])
       expect(files.grep(%r{^ext/}).sort).to eq(
         Dir.glob('ext/ruby_llm_file_store/{*.rb,Cargo.toml,src/**/*.rs}', base: GemBuilds::ROOT).sort
       )
