@@ -26,6 +26,10 @@ RSpec.configure do |config|
     config.before(:suite) { RubyLLMExamples.report_left_out }
   end
 
+  # bin/test fast leaves out the examples tagged :large (files of hundreds of MB, the
+  # hostile documents, the convert worker's ceilings) and :slow (threads, processes and
+  # interrupts counted by the thousand), each seconds long; bin/test runs them all.
+
   # STRESS=1 runs the examples tagged :native, which drive the binding directly,
   # under GC.stress, where a value the binding forgot to keep alive is collected at
   # once. The rest of the suite would take hours that way and tests no more of it.

@@ -63,6 +63,7 @@ RSpec.describe 'the README and docs/' do
     tags = {}
     tags[:ruby_llm] = true if needs.include?('ruby_llm')
     tags[:acts_as_chat] = true if needs.include?('acts_as_chat')
+    tags[:slow] = true if setup[:slow]
 
     it "runs #{block.label} (#{block.where})", **tags do
       skip "needs Active Record, Active Storage and sqlite3: #{ActiveStorageDB.load_error}" if

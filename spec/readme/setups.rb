@@ -17,6 +17,7 @@
 #            order; every one must be asked for
 # - after:   Ruby run after the block, checking what the prose around it says
 # - runner:  "rspec" for a block that is a spec file
+# - slow:    true for a block that takes seconds (tagged :slow, left out of bin/test fast)
 module ReadmeSetups # rubocop:disable Metrics/ModuleLength -- a table of data, one entry per marked block
   CONTRACT = [
     ['Services agreement', '1. Services. The supplier provides the services of annex A.',
@@ -74,6 +75,7 @@ module ReadmeSetups # rubocop:disable Metrics/ModuleLength -- a table of data, o
     },
     'store-contract' => {
       runner: 'rspec',
+      slow: true,
       before: <<~RUBY
         require File.join(ROOT, 'spec/readme/bucket_store')
         def bucket = @bucket ||= {}

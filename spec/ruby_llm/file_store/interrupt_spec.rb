@@ -73,7 +73,7 @@ RSpec.describe 'Interrupting native calls', :large, :native do
       store.search_tree(nil, pattern, literal: false, ignore_case: true, context: 0, max_matches: 10)
     end
 
-    it 'stops a search when the timeout ends' do
+    it 'stops a search when the timeout ends', :slow do
       whole = elapsed { search }
       expect(timed_out_after(0.2) { search }).to be < [0.6, whole / 2].min
     end
@@ -111,7 +111,7 @@ RSpec.describe 'Interrupting native calls', :large, :native do
   # A kill that lands while the binding makes the exception of a refusal (the gem's
   # error classes have an initialize in Ruby) is raised as the kill, and the process
   # lives on: made late by magnus, it was a panic that aborted the process.
-  it 'lives on when threads are killed while native refusals are being made' do
+  it 'lives on when threads are killed while native refusals are being made', :slow do
     lib = File.expand_path('../../../lib', __dir__)
     code = <<~RUBY
       require 'ruby_llm/file_store'

@@ -6,7 +6,7 @@ require 'rbconfig'
 # Whether a converter that raises fails in front of the developer, decided by the
 # environment of the Rails loaded: each case in a Ruby of its own, with Rails as the
 # specs load it (the kit's 7.2 on RUBY_LLM_PATH, or Debian's 6.1).
-RSpec.describe 'RubyLLM::FileStore.raise_converter_errors?' do
+RSpec.describe 'RubyLLM::FileStore.raise_converter_errors?', :slow do
   # Where Rails does not load here (Ruby 3.4 on Debian, whose native gems are built for
   # 3.3 only), say so rather than fail. Asked of a child, as the cases are.
   before do

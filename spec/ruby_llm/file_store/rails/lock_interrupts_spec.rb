@@ -147,7 +147,7 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore locks interrupted', :rails do
     end
   end
 
-  it 'leaves no lock held, no connection taken and no process frozen after 2,000 interrupted calls' do
+  it 'leaves no lock held, no connection taken and no process frozen after 2,000 interrupted calls', :slow do
     chats.each { |chat| store_of(chat).write('a.txt', contents[0]) }
     before = debris_after_tidy
     report_reader, report = IO.pipe

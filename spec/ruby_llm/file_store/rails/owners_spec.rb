@@ -88,7 +88,7 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore owners', :rails do
   # Many owners, many paths, random writes and deletes from every store; after each
   # operation every store's view must equal what a model of the rules says, and no
   # store may ever show content another owner wrote.
-  it 'never shows a store a file it should not see (randomised)' do
+  it 'never shows a store a file it should not see (randomised)', :slow do
     seed = RSpec.configuration.seed
     random = Random.new(seed)
     users = Array.new(4) { |i| User.create!(name: "u#{i}") }

@@ -66,7 +66,7 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore on the application database and
     expect([orphan_blobs, orphan_objects]).to eq([0, []])
   end
 
-  it 'counts exactly with 3 processes x 4 threads writing, deleting and incrementing one chat' do
+  it 'counts exactly with 3 processes x 4 threads writing, deleting and incrementing one chat', :slow do
     RubyLLM.file_store.active_storage(chat).write('counter.txt', '0')
     processes = 3
     threads = 4

@@ -9,7 +9,7 @@ require 'rbconfig'
 # on the job threads) and runs 8 request threads x 50 writes and 8 threads of
 # with_lock read-modify-writes on one chat. It runs in a child process with a
 # watchdog, so a hang fails the example instead of hanging the suite.
-RSpec.describe 'RubyLLM::ActiveRecord::FileStore under threads in one Rails process' do
+RSpec.describe 'RubyLLM::ActiveRecord::FileStore under threads in one Rails process', :slow do
   app = File.expand_path('threads/app.rb', __dir__)
   watchdog = 240
 

@@ -49,7 +49,7 @@ RSpec.describe 'RubyLLM::ActiveRecord::Tidy', :rails do
     end
   end
 
-  it 'removes everything 30 rounds of kill -9 leave, and nothing a file uses' do
+  it 'removes everything 30 rounds of kill -9 leave, and nothing a file uses', :slow do
     30.times do |round|
       pids = Array.new(3) { |i| writer(RSpec.configuration.seed + (round * 3) + i) }
       sleep random.rand(0.05..0.5)
