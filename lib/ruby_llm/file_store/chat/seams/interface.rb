@@ -3,10 +3,12 @@
 module RubyLLM
   class FileStore # :nodoc:
     # Each generation of ruby_llm hands a request's messages and a tool's result over
-    # at its own seams. The rest of chat/ is the same on every generation and reaches
-    # ruby_llm only through the module Seams, which one file in this folder defines
-    # for the generation loaded: the first in SEAMS whose hooks are all present, or
-    # none.rb, on which with_file_store says which versions work.
+    # at its own seams, and declares a tool's parameter by its own name. The rest of
+    # chat/, and the tools, are the same on every generation and reach ruby_llm's
+    # differences only through the module Seams, which one file in this folder defines
+    # for the generation loaded (chat/seams.rb loads it, before the tools): the first
+    # in SEAMS whose hooks are all present, or none.rb, on which with_file_store says
+    # which versions work.
     #
     # A seam file defines, as module functions of RubyLLM::FileStore::Seams:
     #
