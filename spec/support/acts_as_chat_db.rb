@@ -152,8 +152,6 @@ end
 
 RSpec.configure do |config|
   config.before(:context, :acts_as_chat) do
-    skip 'needs ruby_llm: set RUBY_LLM_PATH to a folder of ruby_llm and its dependencies' unless
-      defined?(RubyLLM::Chat)
     skip "needs Active Record, Active Storage and sqlite3: #{ActiveStorageDB.load_error}" unless
       ActiveStorageDB.available?
     # bin/test-ruby-llm names the Rails each run is for; a run on another fails.

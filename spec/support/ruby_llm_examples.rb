@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
-# The one line a run without ruby_llm prints about the examples it leaves out, and
-# where they run instead.
+# The one line a plain run prints about the examples that plug into ruby_llm's chats,
+# which it leaves out, and where they run instead.
 module RubyLLMExamples
   KIT = File.expand_path('../../../shared/gems', __dir__)
 

@@ -310,8 +310,6 @@ class ScriptedLLMServer
     # The protocols the loaded ruby_llm speaks to OpenAI: main chooses between
     # Chat Completions and the Responses API; 1.16 has Chat Completions only.
     def self.protocols
-      return %i[chat_completions responses] unless defined?(RubyLLM::Chat)
-
       protocol = RubyLLM::Chat.instance_method(:initialize).parameters.any? { |_, name| name == :protocol }
       protocol ? %i[chat_completions responses] : %i[chat_completions]
     end
