@@ -127,8 +127,10 @@ RSpec.describe 'the installed gem' do
       expect(load_error).to include("holds builds for Ruby 3.0, not #{RUBY_VERSION}", 'force_ruby_platform true')
     end
 
+    # The gem's lib/ first, then ruby_llm, which it requires, as the specs find it.
     def load_error
-      output, status = Open3.capture2e(WithoutRust.env('RUBYLIB' => File.join(tmp_dir, 'lib')), RbConfig.ruby, '-e',
+      rubylib = [File.join(tmp_dir, 'lib'), *RubyLLMPath.libs].join(':')
+      output, status = Open3.capture2e(WithoutRust.env('RUBYLIB' => rubylib), RbConfig.ruby, '-e',
                                        'require "ruby_llm/file_store"')
       expect(status).not_to be_success
       output
@@ -265,8 +267,8 @@ RSpec.describe 'the installed gem' do
       end
       RSpec.describe(ReversedStore) { it_behaves_like("a RubyLLM file store") { let(:store) { ReversedStore.new } } }
     RUBY
-    output, = Open3.capture2e({ 'RUBYLIB' => File.join(gem_dir, 'lib') }, 'rspec', 'reversed_store_spec.rb',
-                              '-e', 'lists every file sorted by path', chdir: project)
+    output, = Open3.capture2e({ 'RUBYLIB' => [File.join(gem_dir, 'lib'), *RubyLLMPath.libs].join(':') }, 'rspec',
+                              'reversed_store_spec.rb', '-e', 'lists every file sorted by path', chdir: project)
     expect(output).to include('1 example, 1 failure')
     expect(output).to include('Failure/Error: expect(store.list.map(&:path)).to eq(%w[a.txt b.txt rep.txt')
     expect(output).to match(%r{# \S*#{Regexp.escape(File.basename(gem_dir))}/lib/ruby_llm/file_store/rspec\.rb:\d+})
