@@ -25,7 +25,7 @@ module GemBuilds
     @gems ||= begin
       output = ENV['RUBY_LLM_FILE_STORE_NEWER_ROOT'].to_s.empty? ? build : 'built on the host'
       spec = Gem::Specification.load(File.join(ROOT, 'ruby_llm-file_store.gemspec'))
-      { platform: File.join(ROOT, 'pkg', "#{spec.name}-#{spec.version}-#{Gem::Platform.local}.gem"),
+      { platform: File.join(ROOT, 'pkg', "#{spec.name}-#{spec.version}-#{platform}.gem"),
         source: File.join(ROOT, 'pkg', spec.file_name), build_output: output }
     end
   end
@@ -35,6 +35,13 @@ module GemBuilds
     raise "rake native gem failed:\n#{output}" unless status.success?
 
     output
+  end
+
+  # This machine's platform as the platform gem names it: x86_64-linux, also where a
+  # newer RubyGems says x86_64-linux-gnu.
+  def platform
+    local = Gem::Platform.local
+    local.os == 'linux' && local.version == 'gnu' ? "#{local.cpu}-linux" : local.to_s
   end
 
   def version
