@@ -203,10 +203,16 @@ class RailsApp
   DEBIAN_FOR_RAILS_72 = %w[i18n tzinfo rack rack-test builder marcel zeitwerk crass nokogiri
                            connection_pool useragent minitest mini_mime rake].freeze
 
+  # Debian sid keeps its gems' files in gem folders rather than in vendor_ruby, where
+  # Bundler leaves only the gems the Gemfile names on the load path: Rails 8.1 there
+  # needs these named too.
+  DEBIAN_FOR_RAILS_81 = (DEBIAN_FOR_RAILS_72 + %w[thor rackup rack-session erubi rails-dom-testing rails-html-sanitizer
+                                                 loofah globalid irb concurrent-ruby]).freeze
+
   def rails_gems
     return %(gem "railties", "~> 6.1.7"\ngem "activerecord"\ngem "activestorage") if rails == '6.1'
 
-    DEBIAN_FOR_RAILS_72.map { |name| %(gem #{name.inspect}) }.join("\n")
+    (rails == '8.1' ? DEBIAN_FOR_RAILS_81 : DEBIAN_FOR_RAILS_72).map { |name| %(gem #{name.inspect}) }.join("\n")
   end
 
   # GETs +url+, following redirects as a browser does; returns the last response.
