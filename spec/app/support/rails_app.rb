@@ -207,7 +207,7 @@ class RailsApp
   # Bundler leaves only the gems the Gemfile names on the load path: Rails 8.1 there
   # needs these named too.
   DEBIAN_FOR_RAILS_81 = (DEBIAN_FOR_RAILS_72 + %w[thor rackup rack-session erubi rails-dom-testing rails-html-sanitizer
-                                                 loofah globalid irb concurrent-ruby]).freeze
+                                                  loofah globalid irb concurrent-ruby]).freeze
 
   def rails_gems
     return %(gem "railties", "~> 6.1.7"\ngem "activerecord"\ngem "activestorage") if rails == '6.1'
