@@ -126,13 +126,13 @@ module RubyLLM
 
       def execute(language, code, dir, mount_sources, deadline)
         interpreter, read_only = @interpreters.for(language, sandbox: @sandbox)
-        argv = Native.command(language, interpreter, code.to_s)
+        argv = Native.command(language:, interpreter:, code: code.to_s)
         native_run(argv, dir, (read_only + mount_sources).uniq, timeout: deadline.left)
       end
 
       def native_run(argv, dir, read_only, timeout: @timeout)
-        Native.run(argv, dir, read_only, @sandbox, timeout.to_f,
-                   @limits.slice(*NATIVE_LIMITS, :digest_bytes))
+        Native.run(argv:, dir:, read_only:, sandbox: @sandbox, timeout: timeout.to_f,
+                   limits: @limits.slice(*NATIVE_LIMITS, :digest_bytes))
       end
 
       def importable?(name)
