@@ -170,14 +170,18 @@ pub fn text_kind(ruby: &Ruby, holds_text: Option<bool>) -> Value {
     }
 }
 
-/// The limit `name` from `limits`, or `default` when it is not there.
-fn limit<T: TryConvert>(ruby: &Ruby, limits: RHash, name: &str, default: T) -> Result<T, Error> {
-    match limits.get(ruby.to_symbol(name)) {
-        None => Ok(default),
-        Some(value) => T::try_convert(value)
-            .map_err(|e| Error::new(ruby.exception_arg_error(), format!("limit {name}: {e}"))),
-    }
-}
+/// The names of `Limits`' fields Ruby passes, all but the timeout.
+const LIMITS: &[&str] = &[
+    "cpu_seconds",
+    "cpu_percent",
+    "memory_bytes",
+    "tmp_bytes",
+    "file_bytes",
+    "processes",
+    "output_bytes",
+    "digest_bytes",
+    "new_names",
+];
 
 /// The limits of a run from its timeout and a Hash of any of `Limits`' other
 /// fields by name, each missing one at its default.
@@ -188,19 +192,45 @@ pub fn run_limits(ruby: &Ruby, timeout: f64, limits: RHash) -> Result<Limits, Er
             format!("timeout must be a positive number of seconds, not {timeout}"),
         ));
     }
+    only(ruby, limits, "limit", LIMITS)?;
     let d = Limits::default();
+    let limit = |name, default| field(ruby, limits, "limit", name, Some(default));
     Ok(Limits {
         timeout: Duration::from_secs_f64(timeout),
-        cpu_seconds: limit(ruby, limits, "cpu_seconds", d.cpu_seconds)?,
-        cpu_percent: limit(ruby, limits, "cpu_percent", d.cpu_percent)?,
-        memory_bytes: limit(ruby, limits, "memory_bytes", d.memory_bytes)?,
-        tmp_bytes: limit(ruby, limits, "tmp_bytes", d.tmp_bytes)?,
-        file_bytes: limit(ruby, limits, "file_bytes", d.file_bytes)?,
-        processes: limit(ruby, limits, "processes", d.processes)?,
-        output_bytes: limit(ruby, limits, "output_bytes", d.output_bytes)?,
-        digest_bytes: limit(ruby, limits, "digest_bytes", d.digest_bytes)?,
-        new_names: limit(ruby, limits, "new_names", d.new_names)?,
+        cpu_seconds: limit("cpu_seconds", d.cpu_seconds)?,
+        cpu_percent: limit("cpu_percent", d.cpu_percent)?,
+        memory_bytes: limit("memory_bytes", d.memory_bytes)?,
+        tmp_bytes: limit("tmp_bytes", d.tmp_bytes)?,
+        file_bytes: limit("file_bytes", d.file_bytes)?,
+        processes: limit("processes", d.processes)?,
+        output_bytes: field(ruby, limits, "limit", "output_bytes", Some(d.output_bytes))?,
+        digest_bytes: limit("digest_bytes", d.digest_bytes)?,
+        new_names: limit("new_names", d.new_names)?,
     })
+}
+
+/// The core's default limits of a run, by the names `run_limits` takes, and its
+/// timeout in seconds as `:timeout`: exported once as `Native::RUN_LIMITS`.
+pub fn default_limits(ruby: &Ruby) -> Result<RHash, Error> {
+    let d = Limits::default();
+    let values: [u64; 9] = [
+        d.cpu_seconds,
+        d.cpu_percent,
+        d.memory_bytes,
+        d.tmp_bytes,
+        d.file_bytes,
+        d.processes,
+        d.output_bytes as u64,
+        d.digest_bytes,
+        d.new_names,
+    ];
+    let hash = ruby.hash_new();
+    for (name, value) in LIMITS.iter().zip(values) {
+        hash.aset(ruby.to_symbol(name), value)?;
+    }
+    hash.aset(ruby.to_symbol("timeout"), d.timeout.as_secs_f64())?;
+    hash.freeze();
+    Ok(hash)
 }
 
 /// How a run ended, as a Hash, with the folder's snapshots from before and after.
