@@ -261,8 +261,8 @@ pub fn outcome(ruby: &Ruby, outcome: Outcome) -> Result<RHash, Error> {
 }
 
 /// The plan of `registry`, an Array of `[key, [name, ...]]` where a name is a
-/// built-in converter's (`"pdf"`, `"office"`, `"html"`) or anything else for a
-/// converter of Ruby's.
+/// built-in converter's (`Native::CONVERTERS`) or anything else for a converter of
+/// Ruby's.
 pub fn plan(registry: RArray) -> Result<Plan, Error> {
     let mut entries = Vec::with_capacity(registry.len());
     for entry in registry.into_iter() {
@@ -284,11 +284,17 @@ pub fn chain(ruby: &Ruby, names: Vec<String>) -> Result<Vec<Kind>, Error> {
             Kind::named(name).ok_or_else(|| {
                 Error::new(
                     ruby.exception_arg_error(),
-                    format!("{name:?} is no built-in converter: pdf, office or html"),
+                    format!("{name:?} is no built-in converter: {}", builtin_names()),
                 )
             })
         })
         .collect()
+}
+
+/// The built-in converters' names, for a refusal.
+fn builtin_names() -> String {
+    let names: Vec<&str> = Kind::ALL.iter().map(|kind| kind.name()).collect();
+    names.join(", ")
 }
 
 /// The texts Ruby's converters gave, from `given`, an Array of Hashes of `:path`,

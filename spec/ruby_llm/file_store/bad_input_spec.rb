@@ -71,7 +71,7 @@ RSpec.describe 'Bad input', :native do
     expect { search.call([], [{ path: 'a.html', txt: 'a' }]) }.to raise_error(ArgumentError, /unknown given text's :txt/)
     expect(search.call([['text/html', %w[html]]], [{ path: 'a.html' }])[:skipped_shown]).to eq([['a.html', 'has no text']])
     expect { native.converted('a.html', %w[word]) }
-      .to raise_error(ArgumentError, '"word" is no built-in converter: pdf, office or html')
+      .to raise_error(ArgumentError, '"word" is no built-in converter: pdf, office, html')
     expect { native.converted('missing.pdf', %w[pdf]) }.to raise_error(RubyLLM::FileNotFoundError, /missing\.pdf/)
   end
 
