@@ -73,5 +73,11 @@ fn constants(ruby: &Ruby, native: RModule) -> Result<(), Error> {
     native.const_set("MAX_SKIPPED_SHOWN", search::MAX_SKIPPED_SHOWN)?;
     native.const_set("RUN_UID", running::RUN_UID)?;
     native.const_set("RUN_LIMITS", convert::default_limits(ruby)?)?;
+    // Why a file is no text, as the search and the tools say it.
+    let not_text = ruby.hash_new();
+    not_text.aset(ruby.to_symbol("no_converter"), search::tree::NO_CONVERTER)?;
+    not_text.aset(ruby.to_symbol("binary"), search::BINARY)?;
+    not_text.freeze();
+    native.const_set("NOT_TEXT", not_text)?;
     Ok(())
 }

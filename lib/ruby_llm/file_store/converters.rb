@@ -169,21 +169,28 @@ module RubyLLM
         # Whether the built-in converter reads +attachment+: a text type, or a type
         # that says nothing and content without a NUL byte.
         def readable?(attachment, type = attachment.mime_type)
-          case readable_type?(type)
-          when :text then true
-          when :unknown then !attachment.content.to_s.include?("\0")
-          else false
-          end
+          content = attachment.content.to_s
+          why_not_text(type, content.bytesize) { content }.nil?
         end
 
         # Whether a file of +type+ and +size+ is text as it is: its type holds text,
         # or says nothing and the first SNIFF_BYTES (which it yields the number of,
         # for the caller to read) hold no NUL byte.
-        def text_file?(type, size)
+        def text_file?(type, size, &)
+          why_not_text(type, size, &).nil?
+        end
+
+        # Why a file of +type+ and +size+ is no text as it is, in the words the
+        # core's search uses (Native::NOT_TEXT): nil when its type holds text; when
+        # the type says nothing, +"is binary"+ if the bytes it yields for (at most
+        # the number given) hold a NUL; +"has no text converter"+ for any other
+        # type. The one decision, by the core's rules (Native.text_type and
+        # Native.binary?), behind readable?, text_file? and a search's skips.
+        def why_not_text(type, size)
           case readable_type?(type)
-          when :text then true
-          when :unknown then size.zero? || !Native.binary?(yield(SNIFF_BYTES))
-          else false
+          when :text then nil
+          when :unknown then Native::NOT_TEXT[:binary] if size.positive? && Native.binary?(yield(SNIFF_BYTES))
+          else Native::NOT_TEXT[:no_converter]
           end
         end
 

@@ -96,6 +96,21 @@ RSpec.describe RubyLLM::FileStore::Native, :native do
       .to eq(kinds.map { |type| native.text_type(type) })
   end
 
+  it "says why a file is no text in the search's own words, by one decision" do
+    text = RubyLLM::FileStore::Converters::Text
+    expect(native::NOT_TEXT).to eq(no_converter: 'has no text converter', binary: 'is binary')
+    expect(text.why_not_text('text/plain', 9) { raise 'no need to read' }).to be_nil
+    expect(text.why_not_text('image/png', 9) { raise 'no need to read' }).to eq('has no text converter')
+    expect(text.why_not_text('application/octet-stream', 0) { raise 'nothing to read' }).to be_nil
+    expect(text.why_not_text('application/octet-stream', 3) { "a\0b" }).to eq('is binary')
+    store.write('scan.png', "\x89PNG\r\n\x1a\n".b)
+    store.write('blob', "Revenue\0".b)
+    skipped = store.search_tree(nil, 'Revenue', max_matches: 10)[:skipped_shown].to_h
+    expect(skipped).to eq('scan.png' => native::NOT_TEXT[:no_converter], 'blob' => native::NOT_TEXT[:binary])
+    attachment = RubyLLM::FileStore::Converters::LocalAttachment.new(content: "#{'a' * 9000}\0", filename: 'x')
+    expect(text.readable?(attachment, 'application/octet-stream')).to be(false)
+  end
+
   it 'leaves FileStore::Native unshadowed inside Converters' do
     expect(RubyLLM::FileStore::Converters.const_defined?(:Native, false)).to be(false)
     expect(RubyLLM::FileStore::Converters::Builtin.refusal(:convert_pdf, 'plain'))
