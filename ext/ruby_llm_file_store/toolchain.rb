@@ -9,8 +9,10 @@ module RubyLLMFileStoreBuild
   module Toolchain
     # The oldest Rust the crates build with (rust-version in Cargo.toml).
     RUST = '1.88'
-    # Where a precompiled gem exists: installing it needs neither Rust nor libclang.
-    PRECOMPILED = 'x86_64-linux (Ruby 3.1)'
+    # The Ruby versions the precompiled gem carries a library for (`rake native` builds
+    # each), and where it exists: installing it needs neither Rust nor libclang.
+    PRECOMPILED_RUBIES = %w[3.1 3.3 3.4].freeze
+    PRECOMPILED = "x86_64-linux (Ruby #{PRECOMPILED_RUBIES.join(', ')})".freeze
     LIBCLANG = 'libclang (libclang-dev on Debian and Ubuntu, clang-devel on Fedora, llvm with Homebrew)'
     INSTEAD = "or use the precompiled gem for #{PRECOMPILED}, which needs neither and which RubyGems and " \
               'Bundler pick there unless told to take the source gem (--platform ruby, force_ruby_platform)'.freeze

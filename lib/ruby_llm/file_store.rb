@@ -210,16 +210,16 @@ module RubyLLM
     # its text and trailer), and the version of the file they came from (see
     # Reads), or nil when unknown. Stores that can stream a file override it, so a
     # read of a few lines does not load the whole file.
-    def read_lines(path, offset, limit, max_chars) # :nodoc:
+    def read_lines(path, offset:, limit:, max_chars:) # :nodoc:
       bytes = read(path)
-      [Native.read_lines(bytes, offset, limit, max_chars), Reads.version_of_bytes(bytes)]
+      [Native.read_lines(bytes, offset:, limit:, max_chars:), Reads.version_of_bytes(bytes)]
     end
 
     # Characters of the file at +path+ as read_file shows them (a Native::Slice),
     # streamed where the store can, and the version they came from.
-    def read_chars(path, offset, limit) # :nodoc:
+    def read_chars(path, offset:, limit:) # :nodoc:
       bytes = read(path)
-      [Native.read_chars(bytes, offset, limit), Reads.version_of_bytes(bytes)]
+      [Native.read_chars(bytes, offset:, limit:), Reads.version_of_bytes(bytes)]
     end
 
     # The first +bytes+ bytes of the file at +path+.

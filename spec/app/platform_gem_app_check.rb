@@ -2,41 +2,7 @@
 
 require 'json'
 require 'tmpdir'
-require_relative 'support/rails_app'
-require_relative 'support/gem_builds'
-require_relative 'support/without_rust'
-
-# A Rails application made with `rails new` whose Gemfile names the gem as a user's
-# does (no path), on this machine with Rust and libclang hidden: Bundler resolves it
-# from vendor/cache, its offline source, which holds both the source gem and the
-# precompiled one, and installs into an empty GEM_HOME; every bin/rails command runs
-# without Rust too.
-class PlatformGemApp < RailsApp
-  def initialize(base, home:)
-    super('6.1', base)
-    @home = home
-  end
-
-  def env
-    super.merge(WithoutRust.env.except('RUBYLIB', 'RUBYOPT'))
-         .merge('GEM_HOME' => @home, 'GEM_PATH' => [@home, *Gem.path].uniq.join(':'))
-  end
-
-  # With vendor/cache present, bundle install would copy every gem into it, and
-  # Debian's gems have no .gem file to copy: --no-cache leaves the folder as it is.
-  def run!(*command, env: {})
-    command += ['--no-cache'] if command.first(2) == %w[bundle install]
-    super(*WithoutRust.command(*command), env:)
-  end
-
-  def write_gemfile
-    super
-    gemfile = File.join(dir, 'Gemfile')
-    File.write(gemfile, File.read(gemfile).sub(/^gem "ruby_llm-file_store", path: .*$/, 'gem "ruby_llm-file_store"'))
-    FileUtils.mkdir_p(File.join(dir, 'vendor/cache'))
-    FileUtils.cp(GemBuilds.gems.values_at(:platform, :source), File.join(dir, 'vendor/cache'))
-  end
-end
+require_relative 'support/platform_gem_app'
 
 RSpec.describe 'a Rails application using the precompiled gem through Bundler, without Rust' do
   files = File.join(__dir__, 'files')
@@ -44,7 +10,7 @@ RSpec.describe 'a Rails application using the precompiled gem through Bundler, w
   before(:context) do
     @base = Dir.mktmpdir('ruby_llm_file_store_platform_app')
     @home = File.join(@base, 'gems')
-    @app = PlatformGemApp.new(@base, home: @home)
+    @app = PlatformGemApp.new('6.1', @base, home: @home)
     @app.create!
     [%w[active_storage:install], %w[generate ruby_llm_file_store:install], %w[generate model Chat title:string],
      %w[generate model User name:string], %w[db:migrate]].each { |step| @app.run!('bin/rails', *step) }
@@ -64,12 +30,12 @@ RSpec.describe 'a Rails application using the precompiled gem through Bundler, w
   it 'is resolved by Bundler to the x86_64-linux gem, installed with its library and nothing compiled' do
     expect(File.read(File.join(@app.dir, 'Gemfile.lock')))
       .to include("ruby_llm-file_store (#{GemBuilds.version}-x86_64-linux)")
-    expect(Dir.glob('**/*.so', base: installed)).to eq(["lib/ruby_llm/file_store/#{GemBuilds.minors.first}/" \
-                                                        'file_store_native.so'])
+    expect(Dir.glob('**/*.so', base: installed).sort)
+      .to eq(GemBuilds.minors.map { |minor| "lib/ruby_llm/file_store/#{minor}/file_store_native.so" })
     expect(Dir.glob('**/*', base: File.join(@home, 'extensions'))).to eq([])
     expect(@app.run!('bundle', 'exec', 'ruby', '-e', 'require "ruby_llm/file_store"; ' \
                                                      'puts $LOADED_FEATURES.grep(/file_store_native/)'))
-      .to end_with("#{installed}/lib/ruby_llm/file_store/#{GemBuilds.minors.first}/file_store_native.so\n")
+      .to end_with("#{installed}/lib/ruby_llm/file_store/#{GemBuilds.minor}/file_store_native.so\n")
   end
 
   it "keeps a chat's files in Active Storage, and a folder store searches and converts, through bin/rails runner" do
@@ -81,9 +47,10 @@ RSpec.describe 'a Rails application using the precompiled gem through Bundler, w
     expect(exercise['rails']).to start_with('6.1.')
 
     seen = JSON.parse(@app.run!('bin/rails', 'runner', GemBuilds::CHECK, File.join(@base, 'store')).lines.last)
-    expect(seen['native']).to eq(["#{installed}/lib/ruby_llm/file_store/#{GemBuilds.minors.first}/file_store_native.so"])
+    expect(seen['native']).to eq(["#{installed}/lib/ruby_llm/file_store/#{GemBuilds.minor}/file_store_native.so"])
     expect(seen['search']).to eq("notes/plan.md:2: Ship it on Friday\npage.html:2: Revenue grew")
     expect(seen['text']).to eq("# Quarterly report\nRevenue grew\n")
+    expect(seen['pdf']).to eq('report.pdf:3: Revenue grew 12 percent in the third quarter, led by the northern region.')
     expect(seen['ruby_llm']).not_to be_empty
   end
 end

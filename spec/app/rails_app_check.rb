@@ -17,27 +17,10 @@ require_relative 'support/rails_app'
 # tried on the other application.
 RSpec.shared_examples 'a generated Rails application' do |rails, acronym:, acts_as_chat:|
   files = File.join(__dir__, 'files')
-  server_script = File.expand_path('../support/scripted_llm_server.rb', __dir__)
-  job_env = { 'SCRIPTED_LLM_SERVER' => server_script,
-              'PDF' => File.expand_path('../fixtures/documents/report.pdf', __dir__) }
+  server_script = RailsApp::SCRIPTED_LLM_SERVER
+  job_env = RailsApp::JOB_ENV
 
-  # The chat model declares its store, with each chat's user as the owner (a column the
-  # application adds with a migration of its own), and ruby_llm's chat UI generator
-  # writes its views, controllers, Message's Turbo broadcasts and ChatResponseJob, whose
-  # chunks an initializer records in place of Turbo (spec/app/files/turbo_broadcasts.rb
-  # says why). Returns the generator's output.
-  declare_store = lambda do |app|
-    app.run!('bin/rails', 'generate', 'migration', 'AddUserIdToChats', 'user_id:integer')
-    chat_model = File.join(app.dir, 'app/models/chat.rb')
-    File.write(chat_model, File.read(chat_model).sub(/^end/, <<~RUBY.chomp))
-        belongs_to :user, optional: true
-        file_store owner: -> { user }, spill_to_file: 20_000
-      end
-    RUBY
-    FileUtils.cp(File.join(files, 'turbo_broadcasts.rb'), File.join(app.dir, 'config/initializers'))
-    FileUtils.cp(File.join(files, 'ask_in_job.rb'), app.dir)
-    app.run!('bin/rails', 'generate', 'ruby_llm:chat_ui')
-  end
+  declare_store = ->(app) { app.declare_chat_store }
 
   # Runs ask_in_job.rb in +app+ and reports the sizes of the requests it measured.
   ask_in_job = lambda do |app|
@@ -49,7 +32,7 @@ RSpec.shared_examples 'a generated Rails application' do |rails, acronym:, acts_
 
   # ruby_llm's generated job, as its template in the kit has it for Chat and Message.
   generated_job = lambda do |app|
-    template = File.join(RailsApp::KIT, app.ruby_llm, 'ruby_llm/lib/generators/ruby_llm/chat_ui/templates/jobs',
+    template = File.join(app.kit, app.ruby_llm, 'ruby_llm/lib/generators/ruby_llm/chat_ui/templates/jobs',
                          'chat_response_job.rb.tt')
     names = { 'chat_job_class_name' => 'ChatResponseJob', 'chat_variable_name' => 'chat', 'chat_model_name' => 'Chat',
               'message_variable_name' => 'message', 'message_table_name' => 'messages' }

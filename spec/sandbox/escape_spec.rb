@@ -331,6 +331,6 @@ RSpec.describe 'The code sandbox under attack', if: ENV.fetch('RUBY_LLM_SANDBOX_
   end
 
   def memory_limited?
-    RubyLLM::FileStore::Native.run(%w[true], tmp_dir, [], true, 5.0, {})[:memory_limited]
+    RubyLLM::FileStore::Native.run(argv: %w[true], dir: tmp_dir, sandbox: true, timeout: 5.0)[:memory_limited]
   end
 end

@@ -455,7 +455,7 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
     let(:limits) { { cpu_seconds: 2 } }
 
     it "is held to the run's share: four busy loops get one core in all, or each its CPU seconds" do
-      if RubyLLM::FileStore::Native.run(%w[true], tmp_dir, [], true, 5.0, {})[:cpu_limited]
+      if RubyLLM::FileStore::Native.run(argv: %w[true], dir: tmp_dir, sandbox: true, timeout: 5.0)[:cpu_limited]
         code = "import os, time\nfor _ in range(4):\n  if os.fork() == 0:\n    end = time.time() + 3\n    " \
                "while time.time() < end: pass\n    os._exit(0)\nfor _ in range(4): os.wait()\n" \
                "t = os.times()\nprint(t.children_user + t.children_system)"

@@ -36,17 +36,19 @@ pub struct Limits {
     pub new_names: u64,
 }
 
+/// The defaults of every run, which the binding exports as `Native::RUN_LIMITS`
+/// and the Ruby layer's `CodeRunner::DEFAULT_LIMITS` takes as they are.
 impl Default for Limits {
     fn default() -> Self {
         Limits {
             timeout: Duration::from_secs(30),
-            cpu_seconds: 30,
+            cpu_seconds: 60,
             cpu_percent: 100,
             memory_bytes: 2 << 30,
             tmp_bytes: 256 << 20,
             file_bytes: 256 << 20,
             processes: 64,
-            output_bytes: 100_000,
+            output_bytes: 20_000,
             digest_bytes: 256 << 20,
             new_names: 20_000,
         }

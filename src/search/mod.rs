@@ -20,6 +20,7 @@ use feed::Queue;
 pub use input::{
     SearchInput, SearchOptions, SearchOutput, Source, MAX_LINE_CHARS, MAX_SKIPPED_SHOWN,
 };
+pub use sink::BINARY;
 use sink::{search_one, Found, Searchers};
 
 /// The longest pattern searched for: parsing costs about a hundred bytes of

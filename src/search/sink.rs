@@ -312,7 +312,7 @@ fn read_up_to<'b>(
 }
 
 /// Why a binary input is skipped.
-const BINARY: &str = "is binary";
+pub const BINARY: &str = "is binary";
 
 /// The most bytes of a file's lines a search holds at once: a line longer
 /// than this is not searched, and its file is skipped with [`LONG_LINE`].

@@ -49,14 +49,11 @@ impl Plan {
         }
     }
 
-    /// What reads a file of `content_type`: the exact type's converters, then the
-    /// family's, then `*/*`'s, as the Ruby layer tries them.
+    /// What reads a file of `content_type`: the converters of each of
+    /// [`converter_keys`] in turn.
     pub fn reading(&self, content_type: &str) -> Reading {
-        let family = format!("{}/*", content_type.split('/').next().unwrap_or(""));
-        let mut keys = vec![content_type, family.as_str(), "*/*"];
-        keys.dedup();
-        let steps: Vec<Step> = keys
-            .into_iter()
+        let steps: Vec<Step> = converter_keys(content_type)
+            .iter()
             .flat_map(|key| self.registry.get(key).into_iter().flatten().copied())
             .collect();
         if steps.is_empty() {
@@ -71,6 +68,16 @@ impl Plan {
             .collect();
         kinds.map_or(Reading::Caller, Reading::Native)
     }
+}
+
+/// The keys of a registry whose converters read a file of `content_type`, in the
+/// order they are tried: the exact type, then its family (`image/*`), then `*/*`.
+/// The one lookup order: the Ruby layer asks it too (`Native.converter_keys`).
+pub fn converter_keys(content_type: &str) -> Vec<String> {
+    let family = format!("{}/*", content_type.split('/').next().unwrap_or(""));
+    let mut keys = vec![content_type.to_string(), family, "*/*".to_string()];
+    keys.dedup();
+    keys
 }
 
 /// The text a caller gives for a file, or why it has none.

@@ -80,14 +80,21 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// The converter called `name` (`"pdf"`, `"office"`, `"html"`), or `None`.
-    pub fn named(name: &str) -> Option<Kind> {
-        match name {
-            "pdf" => Some(Kind::Pdf),
-            "office" => Some(Kind::Office),
-            "html" => Some(Kind::Html),
-            _ => None,
+    /// Every built-in converter.
+    pub const ALL: [Kind; 3] = [Kind::Pdf, Kind::Office, Kind::Html];
+
+    /// The name the app knows this converter by: `"pdf"`, `"office"`, `"html"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Pdf => "pdf",
+            Kind::Office => "office",
+            Kind::Html => "html",
         }
+    }
+
+    /// The converter called `name` (see [`Kind::name`]), or `None`.
+    pub fn named(name: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|kind| kind.name() == name)
     }
 
     /// The text this converter reads from `bytes`, or why there is none.

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use magnus::scan_args::{get_kwargs, scan_args, ScanArgsRequired};
 use magnus::{
     exception, prelude::*, Error, IntoValue, RArray, RHash, RString, Ruby, Symbol, TryConvert,
     Value,
@@ -40,32 +41,82 @@ impl TryConvert for StorePath {
     }
 }
 
+/// The `Req` positional arguments of a call and the Hash of its keywords (empty
+/// when none were given): every binding function with more than two arguments, or
+/// a flag, takes them by name, as `(path, offset:, limit:)`. A call that passes a
+/// third argument by position raises ArgumentError, saying how many it takes.
+pub fn keywords<Req: ScanArgsRequired>(args: &[Value]) -> Result<(Req, RHash), Error> {
+    let args = scan_args::<Req, (), (), (), RHash, ()>(args)?;
+    Ok((args.required, args.keywords))
+}
+
 /// The value at `key` of `hash`, `default` when it is missing (or, with no
-/// default, an ArgumentError naming the key).
-fn option<T: TryConvert>(
+/// default, an ArgumentError naming the key as one of `what`).
+pub fn field<T: TryConvert>(
     ruby: &Ruby,
     hash: RHash,
+    what: &str,
     key: &str,
     default: Option<T>,
 ) -> Result<T, Error> {
     let arg_error = |message: String| Error::new(ruby.exception_arg_error(), message);
     match hash.get(ruby.to_symbol(key)) {
-        Some(value) => {
-            T::try_convert(value).map_err(|e| arg_error(format!("search option {key}: {e}")))
-        }
-        None => default.ok_or_else(|| arg_error(format!("search option {key} is missing"))),
+        Some(value) => T::try_convert(value).map_err(|e| arg_error(format!("{what} {key}: {e}"))),
+        None => default.ok_or_else(|| arg_error(format!("{what} {key} is missing"))),
     }
 }
+
+/// The names `hash` may hold: an ArgumentError names any other, so a misspelt
+/// option is not silently left at its default.
+pub fn only(ruby: &Ruby, hash: RHash, what: &str, names: &[&str]) -> Result<(), Error> {
+    let keys: RArray = hash.funcall("keys", ())?;
+    for key in keys.into_iter() {
+        let known = Symbol::from_value(key)
+            .and_then(|key| key.name().ok())
+            .is_some_and(|key| names.contains(&key.as_ref()));
+        if !known {
+            let key = key.inspect();
+            return Err(Error::new(
+                ruby.exception_arg_error(),
+                format!("unknown {what} {key}: use {}", names.join(", ")),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A window of lines by name: `offset:`, `limit:` and `max_chars:`, where each
+/// line is cut.
+pub fn lines_window(kw: RHash) -> Result<(usize, usize, usize), Error> {
+    let names = &["offset", "limit", "max_chars"];
+    Ok(get_kwargs::<_, (usize, usize, usize), (), ()>(kw, names, &[])?.required)
+}
+
+/// A window of characters by name: `offset:` and `limit:`.
+pub fn chars_window(kw: RHash) -> Result<(usize, usize), Error> {
+    Ok(get_kwargs::<_, (usize, usize), (), ()>(kw, &["offset", "limit"], &[])?.required)
+}
+
+/// The names of a search's options.
+const SEARCH_OPTIONS: &[&str] = &[
+    "pattern",
+    "literal",
+    "ignore_case",
+    "context",
+    "max_matches",
+];
 
 /// The options of a search from a Hash of `:pattern` and `:max_matches`, and
 /// optionally `:literal`, `:ignore_case` (false) and `:context` (0).
 pub fn search_options(ruby: &Ruby, hash: RHash) -> Result<SearchOptions, Error> {
+    only(ruby, hash, "search option", SEARCH_OPTIONS)?;
+    let option = "search option";
     Ok(SearchOptions {
-        pattern: option(ruby, hash, "pattern", None)?,
-        literal: option(ruby, hash, "literal", Some(false))?,
-        ignore_case: option(ruby, hash, "ignore_case", Some(false))?,
-        context: option(ruby, hash, "context", Some(0))?,
-        max_matches: option(ruby, hash, "max_matches", None)?,
+        pattern: field(ruby, hash, option, "pattern", None)?,
+        literal: field(ruby, hash, option, "literal", Some(false))?,
+        ignore_case: field(ruby, hash, option, "ignore_case", Some(false))?,
+        context: field(ruby, hash, option, "context", Some(0))?,
+        max_matches: field(ruby, hash, option, "max_matches", None)?,
     })
 }
 
@@ -119,14 +170,18 @@ pub fn text_kind(ruby: &Ruby, holds_text: Option<bool>) -> Value {
     }
 }
 
-/// The limit `name` from `limits`, or `default` when it is not there.
-fn limit<T: TryConvert>(ruby: &Ruby, limits: RHash, name: &str, default: T) -> Result<T, Error> {
-    match limits.get(ruby.to_symbol(name)) {
-        None => Ok(default),
-        Some(value) => T::try_convert(value)
-            .map_err(|e| Error::new(ruby.exception_arg_error(), format!("limit {name}: {e}"))),
-    }
-}
+/// The names of `Limits`' fields Ruby passes, all but the timeout.
+const LIMITS: &[&str] = &[
+    "cpu_seconds",
+    "cpu_percent",
+    "memory_bytes",
+    "tmp_bytes",
+    "file_bytes",
+    "processes",
+    "output_bytes",
+    "digest_bytes",
+    "new_names",
+];
 
 /// The limits of a run from its timeout and a Hash of any of `Limits`' other
 /// fields by name, each missing one at its default.
@@ -137,19 +192,45 @@ pub fn run_limits(ruby: &Ruby, timeout: f64, limits: RHash) -> Result<Limits, Er
             format!("timeout must be a positive number of seconds, not {timeout}"),
         ));
     }
+    only(ruby, limits, "limit", LIMITS)?;
     let d = Limits::default();
+    let limit = |name, default| field(ruby, limits, "limit", name, Some(default));
     Ok(Limits {
         timeout: Duration::from_secs_f64(timeout),
-        cpu_seconds: limit(ruby, limits, "cpu_seconds", d.cpu_seconds)?,
-        cpu_percent: limit(ruby, limits, "cpu_percent", d.cpu_percent)?,
-        memory_bytes: limit(ruby, limits, "memory_bytes", d.memory_bytes)?,
-        tmp_bytes: limit(ruby, limits, "tmp_bytes", d.tmp_bytes)?,
-        file_bytes: limit(ruby, limits, "file_bytes", d.file_bytes)?,
-        processes: limit(ruby, limits, "processes", d.processes)?,
-        output_bytes: limit(ruby, limits, "output_bytes", d.output_bytes)?,
-        digest_bytes: limit(ruby, limits, "digest_bytes", d.digest_bytes)?,
-        new_names: limit(ruby, limits, "new_names", d.new_names)?,
+        cpu_seconds: limit("cpu_seconds", d.cpu_seconds)?,
+        cpu_percent: limit("cpu_percent", d.cpu_percent)?,
+        memory_bytes: limit("memory_bytes", d.memory_bytes)?,
+        tmp_bytes: limit("tmp_bytes", d.tmp_bytes)?,
+        file_bytes: limit("file_bytes", d.file_bytes)?,
+        processes: limit("processes", d.processes)?,
+        output_bytes: field(ruby, limits, "limit", "output_bytes", Some(d.output_bytes))?,
+        digest_bytes: limit("digest_bytes", d.digest_bytes)?,
+        new_names: limit("new_names", d.new_names)?,
     })
+}
+
+/// The core's default limits of a run, by the names `run_limits` takes, and its
+/// timeout in seconds as `:timeout`: exported once as `Native::RUN_LIMITS`.
+pub fn default_limits(ruby: &Ruby) -> Result<RHash, Error> {
+    let d = Limits::default();
+    let values: [u64; 9] = [
+        d.cpu_seconds,
+        d.cpu_percent,
+        d.memory_bytes,
+        d.tmp_bytes,
+        d.file_bytes,
+        d.processes,
+        d.output_bytes as u64,
+        d.digest_bytes,
+        d.new_names,
+    ];
+    let hash = ruby.hash_new();
+    for (name, value) in LIMITS.iter().zip(values) {
+        hash.aset(ruby.to_symbol(name), value)?;
+    }
+    hash.aset(ruby.to_symbol("timeout"), d.timeout.as_secs_f64())?;
+    hash.freeze();
+    Ok(hash)
 }
 
 /// How a run ended, as a Hash, with the folder's snapshots from before and after.
@@ -180,8 +261,8 @@ pub fn outcome(ruby: &Ruby, outcome: Outcome) -> Result<RHash, Error> {
 }
 
 /// The plan of `registry`, an Array of `[key, [name, ...]]` where a name is a
-/// built-in converter's (`"pdf"`, `"office"`, `"html"`) or anything else for a
-/// converter of Ruby's.
+/// built-in converter's (`Native::CONVERTERS`) or anything else for a converter of
+/// Ruby's.
 pub fn plan(registry: RArray) -> Result<Plan, Error> {
     let mut entries = Vec::with_capacity(registry.len());
     for entry in registry.into_iter() {
@@ -203,20 +284,29 @@ pub fn chain(ruby: &Ruby, names: Vec<String>) -> Result<Vec<Kind>, Error> {
             Kind::named(name).ok_or_else(|| {
                 Error::new(
                     ruby.exception_arg_error(),
-                    format!("{name:?} is no built-in converter: pdf, office or html"),
+                    format!("{name:?} is no built-in converter: {}", builtin_names()),
                 )
             })
         })
         .collect()
 }
 
-/// The texts Ruby's converters gave, from `given`, an Array of `[path, text,
-/// why]` (text nil and why given when there is none).
-pub fn given_texts(given: RArray) -> Result<HashMap<String, Given>, Error> {
+/// The built-in converters' names, for a refusal.
+fn builtin_names() -> String {
+    let names: Vec<&str> = Kind::ALL.iter().map(|kind| kind.name()).collect();
+    names.join(", ")
+}
+
+/// The texts Ruby's converters gave, from `given`, an Array of Hashes of `:path`,
+/// `:text` and `:why` (text nil and why given when there is none).
+pub fn given_texts(ruby: &Ruby, given: RArray) -> Result<HashMap<String, Given>, Error> {
     let mut texts: HashMap<String, Given> = HashMap::with_capacity(given.len());
     for entry in given.into_iter() {
-        let (path, text, why): (String, Option<RString>, Option<String>) =
-            TryConvert::try_convert(entry)?;
+        let entry = RHash::try_convert(entry)?;
+        only(ruby, entry, "given text's", &["path", "text", "why"])?;
+        let path: String = field(ruby, entry, "given text's", "path", None)?;
+        let text: Option<RString> = field(ruby, entry, "given text's", "text", Some(None))?;
+        let why: Option<String> = field(ruby, entry, "given text's", "why", Some(None))?;
         let text = match text {
             Some(text) => Ok(Arc::from(owned_bytes(text))),
             None => Err(why.unwrap_or_else(|| "has no text".into())),

@@ -4,15 +4,17 @@
 //! worker (more memory or CPU time than a conversion may have). The conversion runs in a convert worker process (the core's
 //! `convert::pool`), waited for off the GVL; an interrupt (`Timeout`,
 //! `Thread#kill`) kills the worker and returns at once. `converter_program=`
-//! names the worker executable the gem ships.
+//! names the worker executable the gem ships. Which converters read a type is
+//! asked here too: `converter_keys` (the registry's lookup order) and `reading`.
 
 use std::path::PathBuf;
 
-use magnus::{function, Error, RHash, RModule, RString, Ruby};
+use magnus::{function, prelude::*, Error, RArray, RHash, RModule, RString, Ruby, Value};
 
 use file_store_core::convert::{pool, Kind, Refusal};
+use file_store_core::search::tree::{self, Reading};
 
-use crate::convert::owned_bytes;
+use crate::convert::{self, owned_bytes};
 use crate::errors;
 use crate::named::named;
 use crate::nogvl::nogvl_retrying;
@@ -24,6 +26,10 @@ pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
     native.define_module_function("converter_program=", function!(set_program, 1))?;
     native.define_module_function("converter_program", function!(program, 0))?;
     native.define_module_function("converter_workers", function!(pool::running, 0))?;
+    native.define_module_function("converter_keys", function!(converter_keys, 1))?;
+    native.define_module_function("reading", function!(reading, 2))?;
+    let names: Vec<&str> = Kind::ALL.iter().map(|kind| kind.name()).collect();
+    native.const_set("CONVERTERS", names)?;
     Ok(())
 }
 
@@ -64,4 +70,23 @@ fn office(ruby: &Ruby, bytes: RString) -> Result<RHash, Error> {
 
 fn html(ruby: &Ruby, bytes: RString) -> Result<RHash, Error> {
     run(ruby, bytes, Kind::Html)
+}
+
+/// The keys of a converter registry that read `content_type`, in the order they
+/// are tried: the type, its family, `*/*`.
+fn converter_keys(content_type: String) -> Vec<String> {
+    tree::converter_keys(&content_type)
+}
+
+/// What reads a file of `content_type` by `plan` (see `convert::plan`): nil when no
+/// converter does (the file is read as it is), the names of the built-in
+/// converters tried in order, or `:ruby` when one of Ruby's is among them.
+fn reading(ruby: &Ruby, plan: RArray, content_type: String) -> Result<Value, Error> {
+    Ok(match convert::plan(plan)?.reading(&content_type) {
+        Reading::AsIs => ruby.qnil().as_value(),
+        Reading::Native(kinds) => ruby
+            .ary_from_iter(kinds.into_iter().map(Kind::name))
+            .as_value(),
+        Reading::Caller => ruby.to_symbol("ruby").as_value(),
+    })
 }

@@ -5,7 +5,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use magnus::rb_sys::AsRawValue;
-use magnus::{function, method, prelude::*, Error, RArray, RClass, RHash, RModule, RString, Ruby};
+use magnus::scan_args::get_kwargs;
+use magnus::{
+    function, method, prelude::*, Error, RArray, RClass, RHash, RModule, RString, Ruby, Value,
+};
 
 use file_store_core::dir::Root;
 use file_store_core::search::{self, Source};
@@ -133,14 +136,12 @@ impl Directory {
         off_gvl(ruby, || rb_self.root.digest_of(&entry.0))
     }
 
-    fn write(
-        ruby: &Ruby,
-        rb_self: &Self,
-        path: StorePath,
-        content: RString,
-        content_type: Option<String>,
-    ) -> Result<Entry, Error> {
-        let path = path.0;
+    /// `write(path, content, content_type: nil)`: writes `content` at `path`
+    /// atomically, keeping `content_type` where given.
+    fn write(ruby: &Ruby, rb_self: &Self, args: &[Value]) -> Result<Entry, Error> {
+        let ((path, content), kw) = convert::keywords::<(StorePath, RString)>(args)?;
+        let kw = get_kwargs::<_, (), (Option<Option<String>>,), ()>(kw, &[], &["content_type"])?;
+        let (path, content_type) = (path.0, kw.optional.0.flatten());
 
         let bytes = owned_bytes(content);
         Ok(Entry(off_gvl(ruby, || {
@@ -169,16 +170,12 @@ impl Directory {
         Ok(off_gvl(ruby, || rb_self.root.delete(&path))?.map(Entry))
     }
 
-    /// Lines `offset..offset + limit` of the file at `path`, with their trailer
+    /// `read_lines(path, offset:, limit:, max_chars:)`: lines `offset..offset +
+    /// limit` of the file at `path`, each cut at `max_chars`, with their trailer
     /// and the version read.
-    fn read_lines(
-        ruby: &Ruby,
-        rb_self: &Self,
-        path: StorePath,
-        offset: usize,
-        limit: usize,
-        max_chars: usize,
-    ) -> Result<Slice, Error> {
+    fn read_lines(ruby: &Ruby, rb_self: &Self, args: &[Value]) -> Result<Slice, Error> {
+        let ((path,), kw) = convert::keywords::<(StorePath,)>(args)?;
+        let (offset, limit, max_chars) = convert::lines_window(kw)?;
         let path = path.0;
 
         let (shown, version) = off_gvl(ruby, || {
@@ -190,15 +187,11 @@ impl Directory {
         Ok(Slice::of_file(shown, version))
     }
 
-    /// Characters `offset..offset + limit` of the file at `path`, with their
-    /// trailer and the version read.
-    fn read_chars(
-        ruby: &Ruby,
-        rb_self: &Self,
-        path: StorePath,
-        offset: usize,
-        limit: usize,
-    ) -> Result<Slice, Error> {
+    /// `read_chars(path, offset:, limit:)`: characters `offset..offset + limit` of
+    /// the file at `path`, with their trailer and the version read.
+    fn read_chars(ruby: &Ruby, rb_self: &Self, args: &[Value]) -> Result<Slice, Error> {
+        let ((path,), kw) = convert::keywords::<(StorePath,)>(args)?;
+        let (offset, limit) = convert::chars_window(kw)?;
         let path = path.0;
 
         let (shown, version) = off_gvl(ruby, || {
@@ -260,14 +253,14 @@ pub fn define(ruby: &Ruby, native: RModule) -> Result<RClass, Error> {
     class.define_method("stat", method!(Directory::stat, 1))?;
     class.define_method("read", method!(Directory::read, 1))?;
     class.define_method("digest_of", method!(Directory::digest_of, 1))?;
-    class.define_method("write", method!(Directory::write, 3))?;
+    class.define_method("write", method!(Directory::write, -1))?;
     class.define_method("writer", method!(Directory::writer, 2))?;
     class.define_method("delete", method!(Directory::delete, 1))?;
     class.define_method("try_lock", method!(Directory::try_lock, 0))?;
     class.define_method("sweep_leftovers", method!(Directory::sweep_leftovers, 1))?;
     class.define_method("head", method!(Directory::head, 2))?;
-    class.define_method("read_lines", method!(Directory::read_lines, 4))?;
-    class.define_method("read_chars", method!(Directory::read_chars, 3))?;
+    class.define_method("read_lines", method!(Directory::read_lines, -1))?;
+    class.define_method("read_chars", method!(Directory::read_chars, -1))?;
     class.define_method("search", method!(Directory::search, 2))?;
     Ok(class)
 }

@@ -4,7 +4,8 @@
 
 use std::sync::Arc;
 
-use magnus::{method, prelude::*, Error, RArray, RClass, RHash, Ruby};
+use magnus::scan_args::get_kwargs;
+use magnus::{method, prelude::*, Error, RArray, RClass, RHash, Ruby, Value};
 
 use file_store_core::convert::{cache, Refusal};
 use file_store_core::search::tree;
@@ -17,29 +18,27 @@ use crate::named::named;
 use crate::nogvl::nogvl_retrying;
 
 pub fn define(class: &RClass) -> Result<(), Error> {
-    class.define_method("search_tree", method!(search_tree, 4))?;
+    class.define_method("search_tree", method!(search_tree, -1))?;
     class.define_method("caller_paths", method!(caller_paths, 2))?;
     class.define_method("converted", method!(converted, 2))?;
     Ok(())
 }
 
-/// Searches every file inside the folder `prefix` (or all) as `options` says (see
-/// `convert::search_options`) and `registry` reads it; `given` holds `[path,
-/// text, why]` for the files Ruby's converters read (text nil and why given when
-/// there is none). Returns the search's Hash (see `convert::found`) with `:files`,
-/// how many files there were.
-fn search_tree(
-    ruby: &Ruby,
-    rb_self: &Directory,
-    prefix: Option<StorePath>,
-    options: RHash,
-    registry: RArray,
-    given: RArray,
-) -> Result<RHash, Error> {
+/// `search_tree(prefix, plan:, given:, **options)`: searches every file inside
+/// the folder `prefix` (or all) as the search `options` say (see
+/// `convert::search_options`) and `plan` reads it (see `convert::plan`); `given`
+/// holds `{path:, text:, why:}` for the files Ruby's converters read (text nil and
+/// why given when there is none). Returns the search's Hash (see `convert::found`)
+/// with `:files`, how many files there were.
+fn search_tree(ruby: &Ruby, rb_self: &Directory, args: &[Value]) -> Result<RHash, Error> {
+    let ((prefix,), kw) = convert::keywords::<(Option<StorePath>,)>(args)?;
+    // The keywords left once the plan and the given texts are taken are the search's.
+    let kw = get_kwargs::<_, (RArray, RArray), (), RHash>(kw, &["plan", "given"], &[])?;
+    let (registry, given) = kw.required;
     let prefix = prefix.map(|prefix| prefix.0);
-    let options = convert::search_options(ruby, options)?;
+    let options = convert::search_options(ruby, kw.splat)?;
     let plan = Arc::new(convert::plan(registry)?);
-    let texts = convert::given_texts(given)?;
+    let texts = convert::given_texts(ruby, given)?;
     let root = Arc::new(
         rb_self
             .root()

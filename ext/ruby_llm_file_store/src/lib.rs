@@ -32,7 +32,7 @@ fn init(ruby: &Ruby) -> Result<(), Error> {
         .define_module("RubyLLM")?
         .define_class("FileStore", ruby.class_object())?
         .define_module("Native")?;
-    constants(native)?;
+    constants(ruby, native)?;
     errors::init(ruby);
     paths::define(ruby, native)?;
     entry::define(ruby, native)?;
@@ -62,8 +62,9 @@ fn wrapped_classes(ruby: &Ruby) {
     snapshot::Snapshot::class(ruby);
 }
 
-/// The core's limits Ruby needs, exported once, under the core's names.
-fn constants(native: RModule) -> Result<(), Error> {
+/// The core's limits Ruby needs, exported once, under the core's names;
+/// `RUN_LIMITS` holds a run's default limits by name (`src/run/limits.rs`).
+fn constants(ruby: &Ruby, native: RModule) -> Result<(), Error> {
     native.const_set("MAX_RESULT_CHARS", texts::MAX_RESULT_CHARS)?;
     native.const_set("TRAILER_ROOM", texts::TRAILER_ROOM)?;
     native.const_set("MAX_READ_CHARS", texts::MAX_READ_CHARS)?;
@@ -71,5 +72,12 @@ fn constants(native: RModule) -> Result<(), Error> {
     native.const_set("DIGEST_LIMIT", version::DIGEST_LIMIT)?;
     native.const_set("MAX_SKIPPED_SHOWN", search::MAX_SKIPPED_SHOWN)?;
     native.const_set("RUN_UID", running::RUN_UID)?;
+    native.const_set("RUN_LIMITS", convert::default_limits(ruby)?)?;
+    // Why a file is no text, as the search and the tools say it.
+    let not_text = ruby.hash_new();
+    not_text.aset(ruby.to_symbol("no_converter"), search::tree::NO_CONVERTER)?;
+    not_text.aset(ruby.to_symbol("binary"), search::BINARY)?;
+    not_text.freeze();
+    native.const_set("NOT_TEXT", not_text)?;
     Ok(())
 }

@@ -3,41 +3,52 @@
 
 use std::path::PathBuf;
 
-use magnus::{function, Error, RHash, RModule, Ruby};
+use magnus::scan_args::get_kwargs;
+use magnus::{function, Error, RHash, RModule, Ruby, Value};
 
 use file_store_core::run::{self, folder, mounts, Spec};
 
 use crate::{convert, errors, nogvl::nogvl};
 
 pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
-    native.define_module_function("run", function!(run_code, 6))?;
-    native.define_module_function("run_folder_tmpfs", function!(run_folder_tmpfs, 3))?;
+    native.define_module_function("run", function!(run_code, -1))?;
+    native.define_module_function("run_folder_tmpfs", function!(run_folder_tmpfs, -1))?;
     native.define_module_function("remove_run_folder", function!(remove_run_folder, 1))?;
-    native.define_module_function("command", function!(command, 3))?;
+    native.define_module_function("command", function!(command, -1))?;
     native.define_module_function("sandbox_problem", function!(sandbox_problem, 0))?;
-    native.define_module_function("mount_link", function!(mount_link, 3))?;
-    native.define_module_function("mount_unlink", function!(mount_unlink, 4))?;
+    native.define_module_function("mount_link", function!(mount_link, -1))?;
+    native.define_module_function("mount_unlink", function!(mount_unlink, -1))?;
     Ok(())
 }
 
-/// Runs `argv` in `dir` with the GVL released and returns a Hash of how it ended,
-/// with the folder's snapshots from before and after. `limits` holds any of
-/// Limits' fields by name. Positional and thin: `CodeRunner` names and checks the
-/// arguments.
-fn run_code(
-    ruby: &Ruby,
-    argv: Vec<String>,
-    dir: String,
-    read_only: Vec<String>,
-    sandbox: bool,
-    timeout: f64,
-    limits: RHash,
-) -> Result<RHash, Error> {
-    let limits = convert::run_limits(ruby, timeout, limits)?;
+/// `run(argv:, dir:, sandbox:, timeout:, read_only: [], limits: {})`: runs
+/// `argv` in `dir` with the GVL released and returns a Hash of how it ended, with
+/// the folder's snapshots from before and after. `limits` holds any of Limits'
+/// fields by name (`Native::RUN_LIMITS` has their defaults). Thin: `CodeRunner`
+/// adds the defaults of its own and checks the arguments.
+fn run_code(ruby: &Ruby, args: &[Value]) -> Result<RHash, Error> {
+    let ((), kw) = convert::keywords::<()>(args)?;
+    let kw = get_kwargs::<
+        _,
+        (Vec<String>, String, bool, f64),
+        (Option<Vec<String>>, Option<RHash>),
+        (),
+    >(
+        kw,
+        &["argv", "dir", "sandbox", "timeout"],
+        &["read_only", "limits"],
+    )?;
+    let (argv, dir, sandbox, timeout) = kw.required;
+    let (read_only, limits) = kw.optional;
+    let limits = convert::run_limits(ruby, timeout, limits.unwrap_or_else(|| ruby.hash_new()))?;
     let spec = Spec {
         argv,
         dir: PathBuf::from(dir),
-        read_only: read_only.into_iter().map(PathBuf::from).collect(),
+        read_only: read_only
+            .unwrap_or_default()
+            .into_iter()
+            .map(PathBuf::from)
+            .collect(),
         sandbox,
         limits,
     };
@@ -45,15 +56,14 @@ fn run_code(
     convert::outcome(ruby, outcome)
 }
 
-/// Makes the empty folder `dir` a tmpfs of `bytes` and `inodes` and returns the path the app
-/// reaches its files by (`dir` itself for a root app, its private tmpfs's root for
-/// any other); nil where the kernel allows neither.
-fn run_folder_tmpfs(
-    ruby: &Ruby,
-    dir: String,
-    bytes: u64,
-    inodes: u64,
-) -> Result<Option<String>, Error> {
+/// `run_folder_tmpfs(dir, bytes:, inodes:)`: makes the empty folder `dir` a tmpfs
+/// of `bytes` and `inodes` and returns the path the app reaches its files by
+/// (`dir` itself for a root app, its private tmpfs's root for any other); nil where
+/// the kernel allows neither.
+fn run_folder_tmpfs(ruby: &Ruby, args: &[Value]) -> Result<Option<String>, Error> {
+    let ((dir,), kw) = convert::keywords::<(String,)>(args)?;
+    let kw = get_kwargs::<_, (u64, u64), (), ()>(kw, &["bytes", "inodes"], &[])?;
+    let (bytes, inodes) = kw.required;
     let reach = nogvl(ruby, move || {
         folder::mount_tmpfs(&PathBuf::from(dir), bytes, inodes)
     })?
@@ -66,13 +76,17 @@ fn remove_run_folder(ruby: &Ruby, dir: String) -> Result<(), Error> {
     nogvl(ruby, move || folder::remove(&PathBuf::from(dir)))?.map_err(|e| errors::map(ruby, e))
 }
 
-/// The command line for `code` in `language`, with `interpreter` when given.
-fn command(
-    ruby: &Ruby,
-    language: String,
-    interpreter: Option<String>,
-    code: String,
-) -> Result<Vec<String>, Error> {
+/// `command(language:, code:, interpreter: nil)`: the command line for `code` in
+/// `language`, with `interpreter` when given.
+fn command(ruby: &Ruby, args: &[Value]) -> Result<Vec<String>, Error> {
+    let ((), kw) = convert::keywords::<()>(args)?;
+    let kw = get_kwargs::<_, (String, String), (Option<Option<String>>,), ()>(
+        kw,
+        &["language", "code"],
+        &["interpreter"],
+    )?;
+    let (language, code) = kw.required;
+    let interpreter = kw.optional.0.flatten();
     run::command(&language, interpreter.as_deref(), &code).map_err(|e| errors::map(ruby, e))
 }
 
@@ -81,14 +95,14 @@ fn sandbox_problem(ruby: &Ruby) -> Result<Option<String>, Error> {
     nogvl(ruby, run::sandbox_problem)
 }
 
-/// Links `source` at `path` in `root` with no link followed: the folders made for
-/// it, or nil when the folder has something of its own on the way.
-fn mount_link(
-    ruby: &Ruby,
-    root: String,
-    path: String,
-    source: String,
-) -> Result<Option<Vec<String>>, Error> {
+/// `mount_link(root:, path:, source:)`: links `source` at `path` in `root` with no
+/// link followed: the folders made for it, or nil when the folder has something of
+/// its own on the way.
+fn mount_link(ruby: &Ruby, args: &[Value]) -> Result<Option<Vec<String>>, Error> {
+    let ((), kw) = convert::keywords::<()>(args)?;
+    let kw =
+        get_kwargs::<_, (String, String, String), (), ()>(kw, &["root", "path", "source"], &[])?;
+    let (root, path, source) = kw.required;
     let linked = nogvl(ruby, move || {
         mounts::link(&PathBuf::from(root), &path, &PathBuf::from(source))
     })?
@@ -99,15 +113,17 @@ fn mount_link(
     })
 }
 
-/// Removes a link `mount_link` made, if it still points at `source`, and the
-/// folders made for it that are empty.
-fn mount_unlink(
-    ruby: &Ruby,
-    root: String,
-    path: String,
-    source: String,
-    folders: Vec<String>,
-) -> Result<(), Error> {
+/// `mount_unlink(root:, path:, source:, folders:)`: removes a link `mount_link`
+/// made, if it still points at `source`, and the `folders` made for it that are
+/// empty.
+fn mount_unlink(ruby: &Ruby, args: &[Value]) -> Result<(), Error> {
+    let ((), kw) = convert::keywords::<()>(args)?;
+    let kw = get_kwargs::<_, (String, String, String, Vec<String>), (), ()>(
+        kw,
+        &["root", "path", "source", "folders"],
+        &[],
+    )?;
+    let (root, path, source, folders) = kw.required;
     nogvl(ruby, move || {
         mounts::unlink(
             &PathBuf::from(root),

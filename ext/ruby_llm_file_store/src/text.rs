@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 
-use magnus::{function, prelude::*, Error, RArray, RHash, RModule, RString, Ruby};
+use magnus::scan_args::get_kwargs;
+use magnus::{function, prelude::*, Error, RArray, RHash, RModule, RString, Ruby, Value};
 
 use file_store_core::cancel::{self, Reader};
 use file_store_core::edit::{self, Edited};
@@ -17,23 +18,20 @@ use crate::nogvl::nogvl;
 use crate::slice::Slice;
 
 pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
-    native.define_module_function("read_lines", function!(read_lines, 4))?;
-    native.define_module_function("read_chars", function!(read_chars, 3))?;
+    native.define_module_function("read_lines", function!(read_lines, -1))?;
+    native.define_module_function("read_chars", function!(read_chars, -1))?;
     native.define_module_function("binary?", function!(binary, 1))?;
     native.define_module_function("cut_reason", function!(cut_reason, 1))?;
     native.define_module_function("search", function!(search_bytes, 2))?;
-    native.define_module_function("edit", function!(edit_bytes, 5))?;
+    native.define_module_function("edit", function!(edit_bytes, -1))?;
     Ok(())
 }
 
-/// Lines `offset..offset + limit` of `bytes`, with their trailer.
-fn read_lines(
-    ruby: &Ruby,
-    bytes: RString,
-    offset: usize,
-    limit: usize,
-    max_chars: usize,
-) -> Result<Slice, Error> {
+/// `read_lines(bytes, offset:, limit:, max_chars:)`: lines `offset..offset +
+/// limit` of `bytes`, each cut at `max_chars`, with their trailer.
+fn read_lines(ruby: &Ruby, args: &[Value]) -> Result<Slice, Error> {
+    let ((bytes,), kw) = convert::keywords::<(RString,)>(args)?;
+    let (offset, limit, max_chars) = convert::lines_window(kw)?;
     let bytes = owned_bytes(bytes);
     let size = bytes.len() as u64;
     nogvl(ruby, || {
@@ -49,8 +47,11 @@ fn read_lines(
     .map_err(|e| errors::map(ruby, cancel::from_io("text", e)))
 }
 
-/// Characters `offset..offset + limit` of `bytes`, with their trailer.
-fn read_chars(ruby: &Ruby, bytes: RString, offset: usize, limit: usize) -> Result<Slice, Error> {
+/// `read_chars(bytes, offset:, limit:)`: characters `offset..offset + limit` of
+/// `bytes`, with their trailer.
+fn read_chars(ruby: &Ruby, args: &[Value]) -> Result<Slice, Error> {
+    let ((bytes,), kw) = convert::keywords::<(RString,)>(args)?;
+    let (offset, limit) = convert::chars_window(kw)?;
     let bytes = owned_bytes(bytes);
     nogvl(ruby, || {
         text::chars_shown(Reader::new(bytes.as_slice()), offset, limit)
@@ -77,14 +78,18 @@ fn search_bytes(ruby: &Ruby, entries: RArray, options: RHash) -> Result<RHash, E
     convert::found(ruby, out, &options)
 }
 
-fn edit_bytes(
-    ruby: &Ruby,
-    content: RString,
-    old_text: String,
-    new_text: String,
-    replace_all: bool,
-    max_size: u64,
-) -> Result<RHash, Error> {
+/// `edit(content, old_text:, new_text:, max_size:, replace_all: false)`: `content`
+/// with `old_text` replaced by `new_text` (every one with `replace_all`), as
+/// `{content:, replacements:, changed:}`; EditRefusedError says why not.
+fn edit_bytes(ruby: &Ruby, args: &[Value]) -> Result<RHash, Error> {
+    let ((content,), kw) = convert::keywords::<(RString,)>(args)?;
+    let kw = get_kwargs::<_, (String, String, u64), (Option<bool>,), ()>(
+        kw,
+        &["old_text", "new_text", "max_size"],
+        &["replace_all"],
+    )?;
+    let (old_text, new_text, max_size) = kw.required;
+    let replace_all = kw.optional.0.unwrap_or(false);
     let content = owned_bytes(content);
     let max_size = usize::try_from(max_size).unwrap_or(usize::MAX);
     let result = nogvl(ruby, move || {

@@ -20,15 +20,15 @@ module RubyLLM
     class CodeRunner
       LANGUAGES = %w[python ruby shell].freeze
 
-      # Limits of each run, overridable with +limits:+.
-      DEFAULT_LIMITS = {
-        cpu_seconds: 60, cpu_percent: 100, memory_bytes: 2 << 30, tmp_bytes: 256 << 20, file_bytes: 256 << 20,
-        processes: 64, output_bytes: 20_000, save_bytes: 256 << 20, save_files: 10_000, folder_bytes: 1 << 30,
-        folder_files: 100_000, new_names: 20_000
-      }.freeze
-      # The limits the native runner takes; the others are the Ruby side's.
-      NATIVE_LIMITS = %i[cpu_seconds cpu_percent memory_bytes tmp_bytes file_bytes processes output_bytes
-                         new_names].freeze
+      # The limits the native runner takes, whose defaults are the core's
+      # (Native::RUN_LIMITS, from +src/run/limits.rs+); +digest_bytes+ follows
+      # +save_bytes+ and the timeout is an argument of its own.
+      NATIVE_LIMITS = (Native::RUN_LIMITS.keys - %i[timeout digest_bytes]).freeze
+      # Limits of each run, overridable with +limits:+: the core's, and the four that
+      # are the Ruby side's (what a run may save back, and copy mode's folder).
+      DEFAULT_LIMITS = Native::RUN_LIMITS.slice(*NATIVE_LIMITS).merge(
+        save_bytes: 256 << 20, save_files: 10_000, folder_bytes: 1 << 30, folder_files: 100_000
+      ).freeze
 
       attr_reader :store, :languages, :timeout, :mounts, :packages
 
@@ -126,13 +126,13 @@ module RubyLLM
 
       def execute(language, code, dir, mount_sources, deadline)
         interpreter, read_only = @interpreters.for(language, sandbox: @sandbox)
-        argv = Native.command(language, interpreter, code.to_s)
+        argv = Native.command(language:, interpreter:, code: code.to_s)
         native_run(argv, dir, (read_only + mount_sources).uniq, timeout: deadline.left)
       end
 
       def native_run(argv, dir, read_only, timeout: @timeout)
-        Native.run(argv, dir, read_only, @sandbox, timeout.to_f,
-                   @limits.slice(*NATIVE_LIMITS, :digest_bytes))
+        Native.run(argv:, dir:, read_only:, sandbox: @sandbox, timeout: timeout.to_f,
+                   limits: @limits.slice(*NATIVE_LIMITS, :digest_bytes))
       end
 
       def importable?(name)

@@ -80,11 +80,10 @@ module RubyLLM
       end
 
       # The converters to try for +type+: exact matches, then the family
-      # (<tt>image/*</tt>), then <tt>*/*</tt>, each an Array tried in order.
+      # (<tt>image/*</tt>), then <tt>*/*</tt>, each an Array tried in order. The
+      # order is the core's, which its search follows (Native.converter_keys).
       def candidates(registry, type)
-        type = type.to_s
-        keys = [type, "#{type.split('/').first}/*", '*/*'].uniq
-        keys.flat_map { |key| Array(registry[key]) }.compact
+        Native.converter_keys(type.to_s).flat_map { |key| Array(registry[key]) }.compact
       end
 
       # The converter registry of +config+, or the gem's own when none is given.
@@ -108,10 +107,11 @@ module RubyLLM
         Registry.of(builtin.merge(Office::TYPES.to_h { |type| [type, Office] }))
       end
 
-      # The name the native core knows +converter+ by (+"pdf"+, +"office"+,
-      # +"html"+), or nil for a converter only Ruby can run.
+      # The name the native core knows +converter+ by (one of Native::CONVERTERS,
+      # which each built-in converter names as its +NAME+), or nil for a converter
+      # only Ruby can run.
       def native_name(converter)
-        { PDF => 'pdf', Office => 'office', HTML => 'html' }[converter]
+        converter::NAME if Builtin::CONVERTERS.include?(converter)
       end
 
       # The registry of +config+ as the native core takes it: each key with the
@@ -124,9 +124,10 @@ module RubyLLM
 
       # The names of the built-in converters for +type+, tried in order, when only
       # built-in ones are registered for it; nil when none is, or one of Ruby's is.
+      # The core answers (Native.reading), by the plan its search follows.
       def native_chain(type, config: nil)
-        names = candidates(registry(config), type).map { |converter| native_name(converter) }
-        names unless names.empty? || names.include?(nil)
+        reading = Native.reading(plan(config), type.to_s)
+        reading if reading.is_a?(Array)
       end
 
       # The first bytes that tell a file of a type that says nothing from text.
@@ -160,21 +161,28 @@ module RubyLLM
         # Whether the built-in converter reads +attachment+: a text type, or a type
         # that says nothing and content without a NUL byte.
         def readable?(attachment, type = attachment.mime_type)
-          case readable_type?(type)
-          when :text then true
-          when :unknown then !attachment.content.to_s.include?("\0")
-          else false
-          end
+          content = attachment.content.to_s
+          why_not_text(type, content.bytesize) { content }.nil?
         end
 
         # Whether a file of +type+ and +size+ is text as it is: its type holds text,
         # or says nothing and the first SNIFF_BYTES (which it yields the number of,
         # for the caller to read) hold no NUL byte.
-        def text_file?(type, size)
+        def text_file?(type, size, &)
+          why_not_text(type, size, &).nil?
+        end
+
+        # Why a file of +type+ and +size+ is no text as it is, in the words the
+        # core's search uses (Native::NOT_TEXT): nil when its type holds text; when
+        # the type says nothing, +"is binary"+ if the bytes it yields for (at most
+        # the number given) hold a NUL; +"has no text converter"+ for any other
+        # type. The one decision, by the core's rules (Native.text_type and
+        # Native.binary?), behind readable?, text_file? and a search's skips.
+        def why_not_text(type, size)
           case readable_type?(type)
-          when :text then true
-          when :unknown then size.zero? || !Native.binary?(yield(SNIFF_BYTES))
-          else false
+          when :text then nil
+          when :unknown then Native::NOT_TEXT[:binary] if size.positive? && Native.binary?(yield(SNIFF_BYTES))
+          else Native::NOT_TEXT[:no_converter]
           end
         end
 

@@ -46,7 +46,7 @@ module RubyLLM
         path = FileStore.path(path)
         content_type = content_type&.to_s
         entry = if content.is_a?(String)
-                  again_if_folder_gone { @native.write(path, content, content_type) }
+                  again_if_folder_gone { @native.write(path, content, content_type:) }
                 elsif content.respond_to?(:read)
                   write_stream(path, content, content_type)
                 else
@@ -74,13 +74,13 @@ module RubyLLM
         end
       end
 
-      def read_lines(path, offset, limit, max_chars) # :nodoc:
-        slice = native(path) { |name| @native.read_lines(name, offset, limit, max_chars) }
+      def read_lines(path, offset:, limit:, max_chars:) # :nodoc:
+        slice = native(path) { |name| @native.read_lines(name, offset:, limit:, max_chars:) }
         [slice, read_version(slice.digest, slice.size, slice.mtime)]
       end
 
-      def read_chars(path, offset, limit) # :nodoc:
-        slice = native(path) { |name| @native.read_chars(name, offset, limit) }
+      def read_chars(path, offset:, limit:) # :nodoc:
+        slice = native(path) { |name| @native.read_chars(name, offset:, limit:) }
         [slice, read_version(slice.digest, slice.size, slice.mtime)]
       end
 

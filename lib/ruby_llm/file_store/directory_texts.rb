@@ -16,7 +16,7 @@ module RubyLLM
         def search_tree(folder, pattern, config: nil, **options) # :nodoc:
           plan = Converters.plan(config)
           given = plan.any? { |_, names| names.include?('ruby') } ? ruby_converted(folder, plan, config) : []
-          @native.search_tree(folder, { pattern:, **options }, plan, given)
+          @native.search_tree(folder, pattern:, **options, plan:, given:)
         end
 
         # The text of the file at +path+ and the version it came from. A type only
@@ -51,16 +51,16 @@ module RubyLLM
           end.last
         end
 
-        # +[path, text, why]+ for each file inside +folder+ whose type a converter of
-        # Ruby's reads: the text, or nil and why there is none.
+        # +{path:, text:, why:}+ for each file inside +folder+ whose type a converter
+        # of Ruby's reads: the text, or why there is none.
         def ruby_converted(folder, plan, config)
           native(folder) { |name| @native.caller_paths(name, plan) }.map do |path|
             text = text(path, config:)
-            text ? [path, text.b, nil] : [path, nil, 'gave no text']
+            text ? { path:, text: text.b } : { path:, why: 'gave no text' }
           rescue ConverterError => e
-            [path, nil, "could not be converted (#{e.loud!.reason})"]
+            { path:, why: "could not be converted (#{e.loud!.reason})" }
           rescue StandardError => e
-            [path, nil, "could not be converted (#{e.class.name}: #{e.message[0, 200]})"]
+            { path:, why: "could not be converted (#{e.class.name}: #{e.message[0, 200]})" }
           end
         end
       end

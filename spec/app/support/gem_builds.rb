@@ -3,36 +3,59 @@
 require 'fileutils'
 require 'open3'
 require 'rubygems/package'
+require_relative '../../../ext/ruby_llm_file_store/toolchain'
 
 # The two gems as `rake native gem` makes them, built once a run, and what installing
 # them needs here.
 module GemBuilds
   ROOT = File.expand_path('../../..', __dir__)
-  KIT = File.expand_path('../shared/gems/ruby_llm-main', ROOT)
+  # ruby_llm main: the kit's, patched to parse on Ruby 3.1, or on a newer Ruby the
+  # unpatched one (../shared/gems/modern).
+  KIT = [(File.expand_path('../shared/gems/modern/ruby_llm-main', ROOT) if RUBY_VERSION >= '3.2'),
+         File.expand_path('../shared/gems/ruby_llm-main', ROOT)].compact.find { |kit| File.directory?(kit) }
   CHECK = File.expand_path('../files/use_installed_gem.rb', __dir__)
 
   module_function
 
   # { platform: "pkg/...-x86_64-linux.gem", source: "pkg/....gem" }, built by
-  # `rake native gem` the first time it is asked for.
+  # `rake native gem` the first time it is asked for; in the newer stack's root, the
+  # ones the host built (bin/test-newer builds them there first: the root's glibc is
+  # newer than the gem may need).
   def gems
     @gems ||= begin
-      output, status = Open3.capture2e('rake', 'native', 'gem', chdir: ROOT)
-      raise "rake native gem failed:\n#{output}" unless status.success?
-
+      output = ENV['RUBY_LLM_FILE_STORE_NEWER_ROOT'].to_s.empty? ? build : 'built on the host'
       spec = Gem::Specification.load(File.join(ROOT, 'ruby_llm-file_store.gemspec'))
-      { platform: File.join(ROOT, 'pkg', "#{spec.name}-#{spec.version}-#{Gem::Platform.local}.gem"),
+      { platform: File.join(ROOT, 'pkg', "#{spec.name}-#{spec.version}-#{platform}.gem"),
         source: File.join(ROOT, 'pkg', spec.file_name), build_output: output }
     end
+  end
+
+  def build
+    output, status = Open3.capture2e('rake', 'native', 'gem', chdir: ROOT)
+    raise "rake native gem failed:\n#{output}" unless status.success?
+
+    output
+  end
+
+  # This machine's platform as the platform gem names it: x86_64-linux, also where a
+  # newer RubyGems says x86_64-linux-gnu.
+  def platform
+    local = Gem::Platform.local
+    local.os == 'linux' && local.version == 'gnu' ? "#{local.cpu}-linux" : local.to_s
   end
 
   def version
     Gem::Specification.load(File.join(ROOT, 'ruby_llm-file_store.gemspec')).version.to_s
   end
 
-  # The platform gem's version of the library for each Ruby minor it holds.
+  # The Ruby versions the platform gem holds a library for.
   def minors
-    [RUBY_VERSION[/\A\d+\.\d+/]]
+    RubyLLMFileStoreBuild::Toolchain::PRECOMPILED_RUBIES
+  end
+
+  # This Ruby's version, whose library the platform gem loads here.
+  def minor
+    RUBY_VERSION[/\A\d+\.\d+/]
   end
 
   # A ruby_llm .gem made in +dir+ from the kit's ruby_llm (main): its lib/ as it is,

@@ -50,6 +50,34 @@ module AppServer
   end
 end
 
+# The steps that give ruby_llm's own Chat (acts_as_chat) a store, and the scripts that
+# then ask it about a PDF.
+module ChatStoreSteps
+  FILES = File.expand_path('../files', __dir__)
+  SCRIPTED_LLM_SERVER = File.expand_path('../../support/scripted_llm_server.rb', __dir__)
+  # What ask_in_job.rb needs: the model's scripted server and the PDF it attaches.
+  JOB_ENV = { 'SCRIPTED_LLM_SERVER' => SCRIPTED_LLM_SERVER,
+              'PDF' => File.expand_path('../../fixtures/documents/report.pdf', __dir__) }.freeze
+
+  # The chat model declares its store, with each chat's user as the owner (a column the
+  # application adds with a migration of its own), and ruby_llm's chat UI generator
+  # writes its views, controllers, Message's Turbo broadcasts and ChatResponseJob, whose
+  # chunks an initializer records in place of Turbo (spec/app/files/turbo_broadcasts.rb
+  # says why). Returns the generator's output.
+  def declare_chat_store
+    run!('bin/rails', 'generate', 'migration', 'AddUserIdToChats', 'user_id:integer')
+    chat_model = File.join(dir, 'app/models/chat.rb')
+    File.write(chat_model, File.read(chat_model).sub(/^end/, <<~RUBY.chomp))
+        belongs_to :user, optional: true
+        file_store owner: -> { user }, spill_to_file: 20_000
+      end
+    RUBY
+    FileUtils.cp(File.join(FILES, 'turbo_broadcasts.rb'), File.join(dir, 'config/initializers'))
+    FileUtils.cp(File.join(FILES, 'ask_in_job.rb'), dir)
+    run!('bin/rails', 'generate', 'ruby_llm:chat_ui')
+  end
+end
+
 # A Rails application made the way a user makes one: `rails new`, a Gemfile resolved
 # by Bundler in local mode (no gem server), then bin/rails commands.
 #
@@ -57,7 +85,8 @@ end
 # - Rails 6.1: Debian's railties, activerecord and activestorage, named in the Gemfile.
 # - Rails 7.2: the offline kit (../shared/gems/rails-7.2) on RUBYLIB, ahead of
 #   everything, as its README says; the Gemfile names the Debian gems it needs.
-#   `rails new` itself runs from the kit's railties.
+#   `rails new` itself runs from the kit's railties. Rails 8.1 the same way, from
+#   ../shared/gems/modern/rails-8.1, on Ruby 3.3 (the newer stack's root).
 # - ruby_llm-file_store: `gem "ruby_llm-file_store", path: <checkout>`; its library is
 #   the one `rake compile` put in lib/.
 # - ruby_llm: the kit's ruby_llm-main (or ruby_llm-1.16). Its gemspec asks for Ruby 3.1.3, so Bundler
@@ -66,6 +95,7 @@ end
 #   the rest) come through RUBYLIB, which Bundler leaves on the load path.
 class RailsApp
   include AppServer
+  include ChatStoreSteps
 
   ROOT = File.expand_path('../../..', __dir__)
   KIT = File.expand_path('../shared/gems', ROOT)
@@ -84,9 +114,15 @@ class RailsApp
     File.directory?(File.join(KIT, set))
   end
 
+  # The kit this application's Rails and ruby_llm come from: Rails 8.1's, with the
+  # unpatched ruby_llm, is for Ruby 3.3 and later (../shared/gems/modern).
+  def kit
+    rails == '8.1' ? File.join(KIT, 'modern') : KIT
+  end
+
   def env
-    kit_libs = Dir[File.join(KIT, ruby_llm, '*', 'lib')].reject { |lib| lib.include?('/ruby_llm/lib') }
-    kit_libs = rails_kit_libs + kit_libs if rails == '7.2'
+    kit_libs = Dir[File.join(kit, ruby_llm, '*', 'lib')].reject { |lib| lib.include?('/ruby_llm/lib') }
+    kit_libs = rails_kit_libs + kit_libs unless rails == '6.1'
     { 'RUBYLIB' => kit_libs.join(':'), 'BUNDLE_GEMFILE' => File.join(dir, 'Gemfile'),
       'RAILS_ENV' => 'development', 'DISABLE_SPRING' => '1', 'BUNDLE_FROZEN' => nil,
       'BUNDLE_PATH' => nil, 'RUBYOPT' => nil }
@@ -115,6 +151,7 @@ class RailsApp
              else
                %w[--skip-docker --skip-asset-pipeline --skip-hotwire --skip-dev-gems --skip-rubocop --skip-brakeman --skip-ci]
              end
+    flags += %w[--skip-kamal --skip-solid --skip-thruster --skip-bundler-audit] if rails == '8.1'
     output, status = Open3.capture2e({ 'RUBYLIB' => rails_new_load_path }, *rails_new, 'new', dir, *flags, chdir: @base)
     raise "rails new failed:\n#{output}" unless status.success?
 
@@ -135,7 +172,7 @@ class RailsApp
   end
 
   def rails_kit_libs
-    Dir[File.join(KIT, 'rails-7.2', '*', 'lib')]
+    Dir[File.join(kit, "rails-#{rails}", '*', 'lib')]
   end
 
   def rails_new_load_path
@@ -145,7 +182,7 @@ class RailsApp
   def write_gemfile
     gem_dir = File.join(@base, 'kit', ruby_llm, 'ruby_llm')
     FileUtils.mkdir_p(gem_dir)
-    FileUtils.ln_sf(File.join(KIT, ruby_llm, 'ruby_llm', 'lib'), File.join(gem_dir, 'lib'))
+    FileUtils.ln_sf(File.join(kit, ruby_llm, 'ruby_llm', 'lib'), File.join(gem_dir, 'lib'))
     version = File.read(File.join(gem_dir, 'lib/ruby_llm/version.rb'))[/VERSION = ['"](.+?)['"]/, 1]
     File.write(File.join(gem_dir, 'ruby_llm.gemspec'), <<~RUBY)
       Gem::Specification.new { |s| s.name = "ruby_llm"; s.version = #{version.inspect}; s.summary = "the kit's ruby_llm"; s.authors = ["kit"] }
@@ -166,10 +203,16 @@ class RailsApp
   DEBIAN_FOR_RAILS_72 = %w[i18n tzinfo rack rack-test builder marcel zeitwerk crass nokogiri
                            connection_pool useragent minitest mini_mime rake].freeze
 
+  # Debian sid keeps its gems' files in gem folders rather than in vendor_ruby, where
+  # Bundler leaves only the gems the Gemfile names on the load path: Rails 8.1 there
+  # needs these named too.
+  DEBIAN_FOR_RAILS_81 = (DEBIAN_FOR_RAILS_72 + %w[thor rackup rack-session erubi rails-dom-testing rails-html-sanitizer
+                                                  loofah globalid irb concurrent-ruby]).freeze
+
   def rails_gems
     return %(gem "railties", "~> 6.1.7"\ngem "activerecord"\ngem "activestorage") if rails == '6.1'
 
-    DEBIAN_FOR_RAILS_72.map { |name| %(gem #{name.inspect}) }.join("\n")
+    (rails == '8.1' ? DEBIAN_FOR_RAILS_81 : DEBIAN_FOR_RAILS_72).map { |name| %(gem #{name.inspect}) }.join("\n")
   end
 
   # GETs +url+, following redirects as a browser does; returns the last response.

@@ -17,7 +17,7 @@ module WithoutRust
   # +argv+ as a command that runs without Rust and libclang; with +keep_rust+, without
   # libclang alone.
   def command(*argv, keep_rust: false)
-    folders = keep_rust ? [TOOLCHAIN.llvm_prefix(ENV)].compact : hidden_folders
+    folders = keep_rust ? llvm_prefixes.compact : hidden_folders
     ['bwrap', '--dev-bind', '/', '/', *folders.flat_map { |dir| ['--tmpfs', dir] },
      *hidden_files.flat_map { |file| ['--ro-bind', '/dev/null', file] }, '--', *argv]
   end
@@ -37,8 +37,16 @@ module WithoutRust
   def hidden_folders
     home = Dir.home
     folders = [ENV.fetch('CARGO_HOME', File.join(home, '.cargo')), ENV.fetch('RUSTUP_HOME', File.join(home, '.rustup')),
-               *toolchain_bins.map { |dir| File.dirname(dir) }, TOOLCHAIN.llvm_prefix(ENV)]
+               *toolchain_bins.map { |dir| File.dirname(dir) }, *llvm_prefixes]
     folders.compact.select { |dir| File.directory?(dir) }.map { |dir| File.realpath(dir) }.uniq
+  end
+
+  # The LLVM installations: llvm-config's, and the one clang is a link into
+  # (/usr/lib/llvm-21 in Debian sid, where llvm-config has a versioned name only).
+  def llvm_prefixes
+    linked = %w[clang clang++].filter_map { |name| TOOLCHAIN.executable(name) }
+                              .map { |path| File.dirname(File.realpath(path), 2) }
+    [TOOLCHAIN.llvm_prefix(ENV), *linked.select { |dir| File.basename(dir).start_with?('llvm') }]
   end
 
   # Every libclang outside those folders, by its real path.

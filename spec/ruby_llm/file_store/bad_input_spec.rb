@@ -63,13 +63,15 @@ RSpec.describe 'Bad input', :native do
   it 'refuses a converter plan or a text that is not what the core takes, naming it' do
     native = RubyLLM::FileStore::Native::Directory.open(store.local_root)
     store.write('a.html', '<p>a</p>')
-    search = ->(plan, given) { native.search_tree(nil, { pattern: 'a', max_matches: 10 }, plan, given) }
+    search = ->(plan, given) { native.search_tree(nil, pattern: 'a', max_matches: 10, plan:, given:) }
     expect { search.call([['text/html', 'html']], []) }.to raise_error(TypeError)
     expect { search.call([[:pdf, [1]]], []) }.to raise_error(TypeError)
-    expect { search.call([], [['a.html', 5, nil]]) }.to raise_error(TypeError)
-    expect(search.call([['text/html', %w[html]]], [['a.html', nil, nil]])[:skipped_shown]).to eq([['a.html', 'has no text']])
+    expect { search.call([], [['a.html', nil, nil]]) }.to raise_error(TypeError)
+    expect { search.call([], [{ path: 'a.html', text: 5 }]) }.to raise_error(ArgumentError, /given text's text/)
+    expect { search.call([], [{ path: 'a.html', txt: 'a' }]) }.to raise_error(ArgumentError, /unknown given text's :txt/)
+    expect(search.call([['text/html', %w[html]]], [{ path: 'a.html' }])[:skipped_shown]).to eq([['a.html', 'has no text']])
     expect { native.converted('a.html', %w[word]) }
-      .to raise_error(ArgumentError, '"word" is no built-in converter: pdf, office or html')
+      .to raise_error(ArgumentError, '"word" is no built-in converter: pdf, office, html')
     expect { native.converted('missing.pdf', %w[pdf]) }.to raise_error(RubyLLM::FileNotFoundError, /missing\.pdf/)
   end
 

@@ -163,6 +163,18 @@ RSpec.describe RubyLLM::FileStore::CodeRunner do
     expect(runner.run(language: 'shell', code: 'sleep 5').to_s).to start_with('Timed out')
   end
 
+  it "runs at the core's default limits, which are the runner's, and names a limit it does not know" do
+    native = RubyLLM::FileStore::Native
+    expect(described_class::DEFAULT_LIMITS).to include(native::RUN_LIMITS.slice(*described_class::NATIVE_LIMITS))
+    expect(described_class::DEFAULT_LIMITS).to include(cpu_seconds: 60, output_bytes: 20_000)
+    Dir.mktmpdir do |dir|
+      ran = native.run(argv: ['sh', '-c', 'head -c 50000 /dev/zero'], dir:, sandbox: false, timeout: 5.0)
+      expect(ran[:stdout].bytesize).to eq(native::RUN_LIMITS[:output_bytes])
+      expect { native.run(argv: %w[true], dir:, sandbox: false, timeout: 5.0, limits: { cpu: 1 }) }
+        .to raise_error(ArgumentError, /unknown limit :cpu/)
+    end
+  end
+
   it 'raises a clear error where bubblewrap is missing' do
     path = ENV.fetch('PATH')
     ENV['PATH'] = '/nowhere'

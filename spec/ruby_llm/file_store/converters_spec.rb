@@ -22,6 +22,21 @@ RSpec.describe RubyLLM::FileStore::Converters do
     expect(described_class.candidates(registry, 'image/png')).to eq([exact, family, any])
   end
 
+  it 'asks the core which converters read a type and what it calls the built-in ones' do
+    native = RubyLLM::FileStore::Native
+    expect(native.converter_keys('image/png')).to eq(%w[image/png image/* */*])
+    expect(RubyLLM::FileStore::Converters::Builtin::CONVERTERS.map { |builtin| builtin::NAME })
+      .to match_array(native::CONVERTERS)
+    plan = described_class.plan(nil)
+    expect(native.reading(plan, 'application/pdf')).to eq(%w[pdf])
+    expect(native.reading(plan, 'text/markdown')).to be_nil
+    registry.merge!('application/pdf' => [RubyLLM::FileStore::Converters::PDF, ->(_) {}], 'text/html' => [])
+    expect(described_class.native_chain('application/pdf', config:)).to be_nil
+    expect(native.reading(described_class.plan(config), 'application/pdf')).to eq(:ruby)
+    registry['*/*'] = RubyLLM::FileStore::Converters::HTML
+    expect(described_class.native_chain('text/html', config:)).to eq(%w[html])
+  end
+
   it 'tries an Array in order, passing nil on to the next' do
     first, first_calls = converter('first', nil)
     second, = converter('second text')

@@ -119,7 +119,7 @@ RSpec.describe 'Interrupting native calls', :large, :native do
       2_000.times do
         refusing = Thread.new do
           loop do
-            RubyLLM::FileStore::Native.edit('abc', 'x', 'y', false, 100)
+            RubyLLM::FileStore::Native.edit('abc', old_text: 'x', new_text: 'y', max_size: 100)
           rescue RubyLLM::FileStore::EditError
             nil
           end

@@ -25,7 +25,7 @@ RSpec.describe RubyLLM::FileStore::Native, :native do
   it 'writes the character trailer as read_file always did, for every window of a short text' do
     text = 'héllo ✓'
     (0..9).to_a.product((1..9).to_a).each do |offset, limit|
-      slice = native.read_chars(text.b, offset, limit)
+      slice = native.read_chars(text.b, offset:, limit:)
       window = text.chars[offset, limit] || []
       total = offset + limit >= text.length ? text.length : nil
       expect([slice.text, slice.trailer]).to eq([window.join, reference_trailer(offset, window.size, total)]),
@@ -35,28 +35,28 @@ RSpec.describe RubyLLM::FileStore::Native, :native do
 
   it 'keeps a character window within MAX_READ_CHARS, the result ceiling less the trailer room' do
     expect(native::MAX_READ_CHARS).to eq(native::MAX_RESULT_CHARS - native::TRAILER_ROOM)
-    slice = native.read_chars('x' * (native::MAX_RESULT_CHARS * 2), 0, native::MAX_RESULT_CHARS * 2)
+    slice = native.read_chars('x' * (native::MAX_RESULT_CHARS * 2), offset: 0, limit: native::MAX_RESULT_CHARS * 2)
     expect(slice.text.size).to eq(native::MAX_READ_CHARS)
     expect(slice.trailer).to eq("[Showing characters 0-#{native::MAX_READ_CHARS - 1}; more follow. " \
                                 "Read on with offset: #{native::MAX_READ_CHARS}.]")
   end
 
   it 'gives a window of lines as a Slice with its trailer, and no version for bytes handed in' do
-    slice = native.read_lines("a\nb\nc\n", 2, 1, 2000)
+    slice = native.read_lines("a\nb\nc\n", offset: 2, limit: 1, max_chars: 2000)
     expect([slice.text, slice.trailer]).to eq(["     2\tb\n", '[Showing line 2 of 3. Read on with offset: 3.]'])
     expect([slice.digest, slice.size, slice.mtime]).to eq([nil, nil, nil])
   end
 
   it "gives a folder read's version: the digest up to DIGEST_LIMIT, then only the size and time" do
     store.write('small.txt', "one\ntwo\n")
-    small = store.instance_variable_get(:@native).read_lines('small.txt', 1, 1, 2000)
+    small = store.instance_variable_get(:@native).read_lines('small.txt', offset: 1, limit: 1, max_chars: 2000)
     expect(small.digest).to eq(Digest::SHA256.hexdigest("one\ntwo\n"))
     expect(small.size).to eq(8)
     expect(small.mtime).to eq([File.mtime(File.join(store.local_root, 'small.txt')).to_i,
                                File.mtime(File.join(store.local_root, 'small.txt')).nsec])
 
     store.write('large.txt', "#{'x' * 99}\n" * ((native::DIGEST_LIMIT / 100) + 1))
-    large, version = store.read_lines('large.txt', 1, 1, 2000)
+    large, version = store.read_lines('large.txt', offset: 1, limit: 1, max_chars: 2000)
     expect(large.digest).to be_nil
     expect(version).to eq(RubyLLM::FileStore::Reads.version_of_file(store['large.txt']))
     expect(version.first).to eq(:size_and_time)
@@ -96,6 +96,21 @@ RSpec.describe RubyLLM::FileStore::Native, :native do
       .to eq(kinds.map { |type| native.text_type(type) })
   end
 
+  it "says why a file is no text in the search's own words, by one decision" do
+    text = RubyLLM::FileStore::Converters::Text
+    expect(native::NOT_TEXT).to eq(no_converter: 'has no text converter', binary: 'is binary')
+    expect(text.why_not_text('text/plain', 9) { raise 'no need to read' }).to be_nil
+    expect(text.why_not_text('image/png', 9) { raise 'no need to read' }).to eq('has no text converter')
+    expect(text.why_not_text('application/octet-stream', 0) { raise 'nothing to read' }).to be_nil
+    expect(text.why_not_text('application/octet-stream', 3) { "a\0b" }).to eq('is binary')
+    store.write('scan.png', "\x89PNG\r\n\x1a\n".b)
+    store.write('blob', "Revenue\0".b)
+    skipped = store.search_tree(nil, 'Revenue', max_matches: 10)[:skipped_shown].to_h
+    expect(skipped).to eq('scan.png' => native::NOT_TEXT[:no_converter], 'blob' => native::NOT_TEXT[:binary])
+    attachment = RubyLLM::FileStore::Converters::LocalAttachment.new(content: "#{'a' * 9000}\0", filename: 'x')
+    expect(text.readable?(attachment, 'application/octet-stream')).to be(false)
+  end
+
   it 'leaves FileStore::Native unshadowed inside Converters' do
     expect(RubyLLM::FileStore::Converters.const_defined?(:Native, false)).to be(false)
     expect(RubyLLM::FileStore::Converters::Builtin.refusal(:convert_pdf, 'plain'))
@@ -114,7 +129,7 @@ RSpec.describe RubyLLM::FileStore::Native, :native do
     expect(converted.slice(:text, :why, :size)).to eq(text: "Hello\n", why: nil, size: 12)
     expect(converted[:digest]).to eq(Digest::SHA256.hexdigest('<p>Hello</p>'))
     expect(native.spill('t', 'a' * 30_000).keys).to eq(%i[saved path preview])
-    expect(native.edit('a b a', 'a', 'c', true, 100).slice(:content, :replacements)).to eq(content: 'c b c', replacements: 2)
+    expect(native.edit('a b a', old_text: 'a', new_text: 'c', replace_all: true, max_size: 100).slice(:content, :replacements)).to eq(content: 'c b c', replacements: 2)
     expect(before.changes(native::Snapshot.take(folder))).to include(created: ['new.txt'], changed: [], deleted: [])
   end
 end

@@ -18,7 +18,7 @@ module RubyLLM
         def self.run_folder(bytes, files)
           remove_left_by_the_dead
           dir = Dir.mktmpdir('ruby_llm_run')
-          yield dir, Native.run_folder_tmpfs(dir, bytes, files) || dir
+          yield dir, Native.run_folder_tmpfs(dir, bytes:, inodes: files) || dir
         ensure
           begin
             Native.remove_run_folder(dir) if dir

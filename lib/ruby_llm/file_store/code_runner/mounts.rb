@@ -16,7 +16,7 @@ module RubyLLM
           # folders made to hold them, where empty.
           def remove
             made.reverse_each do |path, source, folders|
-              Native.mount_unlink(dir, path, source, folders)
+              Native.mount_unlink(root: dir, path:, source:, folders:)
             rescue FileStore::Error, SystemCallError
               next
             end
@@ -36,7 +36,7 @@ module RubyLLM
         def link(dir)
           links = Links.new(dir, [], [], [])
           @mounts.each do |path, source|
-            folders = Native.mount_link(dir, path, source)
+            folders = Native.mount_link(root: dir, path:, source:)
             if folders.nil?
               links.notes << "#{path} is this folder's own, so the run used it instead of the mounted #{path}."
               next

@@ -69,10 +69,13 @@ module RubyLLM
       #     RubyLLM.file_store.converter.ocr(model: "mistral-ocr-latest")
       #   ]
       module PDF
+        # Its name in the core (Native::CONVERTERS).
+        NAME = 'pdf'
+
         module_function
 
         def call(attachment)
-          Builtin.convert(:convert_pdf, attachment)
+          Builtin.convert(:"convert_#{NAME}", attachment)
         end
       end
 
@@ -99,11 +102,13 @@ module RubyLLM
           application/vnd.oasis.opendocument.presentation-flat-xml
           application/epub+zip
         ].freeze
+        # Its name in the core (Native::CONVERTERS).
+        NAME = 'office'
 
         module_function
 
         def call(attachment)
-          Builtin.convert(:convert_office, attachment)
+          Builtin.convert(:"convert_#{NAME}", attachment)
         end
       end
 
@@ -115,11 +120,19 @@ module RubyLLM
       #
       #   config.file_converters.delete("text/html")
       module HTML
+        # Its name in the core (Native::CONVERTERS).
+        NAME = 'html'
+
         module_function
 
         def call(attachment)
-          Builtin.convert(:convert_html, attachment)
+          Builtin.convert(:"convert_#{NAME}", attachment)
         end
+      end
+
+      module Builtin
+        # The built-in converters, each with its core name as +NAME+.
+        CONVERTERS = [PDF, Office, HTML].freeze
       end
     end
   end

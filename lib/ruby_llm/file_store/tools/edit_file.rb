@@ -22,8 +22,8 @@ module RubyLLM
             check_changeable(file)
             # Refused by its size before it is read: a 1 GB file is never loaded.
             refuse_large(file.path, file.byte_size, now: true)
-            edited = Native.edit(store.read(file.path), old_text.to_s, new_text.to_s, flag(replace_all),
-                                 store.max_file_size)
+            edited = Native.edit(store.read(file.path), old_text: old_text.to_s, new_text: new_text.to_s,
+                                                        replace_all: flag(replace_all), max_size: store.max_file_size)
             content = edited[:content]
             refuse_large(file.path, content.bytesize)
             wrote(store.write(file.path, content, content_type: file.content_type))

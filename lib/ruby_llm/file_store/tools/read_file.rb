@@ -68,9 +68,9 @@ module RubyLLM
           offset = integer(offset, 'offset', minimum: 1) || 1
           limit = integer(limit, 'limit', minimum: 1) || DEFAULT_LINES
           slice, version = if text
-                             [Native.read_lines(text.b, offset, limit, MAX_LINE_CHARACTERS)]
+                             [Native.read_lines(text.b, offset:, limit:, max_chars: MAX_LINE_CHARACTERS)]
                            else
-                             store.read_lines(file.path, offset, limit, MAX_LINE_CHARACTERS)
+                             store.read_lines(file.path, offset:, limit:, max_chars: MAX_LINE_CHARACTERS)
                            end
           [[slice.text.chomp, slice.trailer].compact.reject(&:empty?).join("\n"), version]
         end
@@ -80,9 +80,9 @@ module RubyLLM
           offset = integer(offset, 'offset', minimum: 0) || 0
           limit = integer(limit, 'limit', minimum: 1) || DEFAULT_CHARACTERS
           slice, version = if text
-                             [Native.read_chars(text.b, offset, limit)]
+                             [Native.read_chars(text.b, offset:, limit:)]
                            else
-                             store.read_chars(file.path, offset, limit)
+                             store.read_chars(file.path, offset:, limit:)
                            end
           [[slice.text, slice.trailer].compact.join("\n"), version]
         end

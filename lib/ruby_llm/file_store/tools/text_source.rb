@@ -49,7 +49,7 @@ module RubyLLM
             # The converters fall back on the file as it is where its type holds text.
             return text ? text.b : Unread.new('gave no text')
           end
-          Converters::Text.readable_type?(type) ? nil : Unread.new('has no text converter')
+          Converters::Text.readable_type?(type) ? nil : Unread.new(Native::NOT_TEXT[:no_converter])
         end
 
         private

@@ -122,8 +122,8 @@ RSpec.describe 'What read_file records as read', :native do
   # same time of change, as coarse timestamps or `cp -p` give.
   def rewrite_after_each_read(method)
     file = path
-    store.define_singleton_method(method) do |*arguments|
-      super(*arguments).tap do
+    store.define_singleton_method(method) do |*arguments, **window|
+      super(*arguments, **window).tap do
         time = File.mtime(file)
         File.write(file, 'BBBB')
         File.utime(time, time, file)
