@@ -107,7 +107,7 @@ RSpec.describe RubyLLM::FileStore::Native, :native do
     store.write('blob', "Revenue\0".b)
     skipped = store.search_tree(nil, 'Revenue', max_matches: 10)[:skipped_shown].to_h
     expect(skipped).to eq('scan.png' => native::NOT_TEXT[:no_converter], 'blob' => native::NOT_TEXT[:binary])
-    attachment = RubyLLM::FileStore::Converters::LocalAttachment.new(content: "#{'a' * 9000}\0", filename: 'x')
+    attachment = ConverterInput.new(content: "#{'a' * 9000}\0", filename: 'x')
     expect(text.readable?(attachment, 'application/octet-stream')).to be(false)
   end
 
