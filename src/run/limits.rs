@@ -34,6 +34,10 @@ pub struct Limits {
     /// past them it removes the rest, in the order the folders list them, before
     /// anything looks at them: each costs the app its path in every list.
     pub new_names: u64,
+    /// The most new files and folders the app keeps after a run (the Ruby side
+    /// removes the rest); the names past them are the ones whose removal the
+    /// timeout leaves time for.
+    pub save_files: u64,
 }
 
 impl Default for Limits {
@@ -49,6 +53,7 @@ impl Default for Limits {
             output_bytes: 100_000,
             digest_bytes: 256 << 20,
             new_names: 20_000,
+            save_files: 10_000,
         }
     }
 }

@@ -149,6 +149,7 @@ pub fn run_limits(ruby: &Ruby, timeout: f64, limits: RHash) -> Result<Limits, Er
         output_bytes: limit(ruby, limits, "output_bytes", d.output_bytes)?,
         digest_bytes: limit(ruby, limits, "digest_bytes", d.digest_bytes)?,
         new_names: limit(ruby, limits, "new_names", d.new_names)?,
+        save_files: limit(ruby, limits, "save_files", d.save_files)?,
     })
 }
 

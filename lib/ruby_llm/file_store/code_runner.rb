@@ -28,7 +28,7 @@ module RubyLLM
       }.freeze
       # The limits the native runner takes; the others are the Ruby side's.
       NATIVE_LIMITS = %i[cpu_seconds cpu_percent memory_bytes tmp_bytes file_bytes processes output_bytes
-                         new_names].freeze
+                         new_names save_files].freeze
 
       attr_reader :store, :languages, :timeout, :mounts, :packages
 
