@@ -148,13 +148,21 @@ fn removal_costs(dir: BorrowedFd<'_>) -> Costs {
         block: folder.saturating_sub(name),
     };
     if let Ok(mut known) = MEASURED.lock() {
-        known.get_or_insert_with(HashMap::new).insert(device, costs);
+        let known = known.get_or_insert_with(HashMap::new);
+        // Each copy-mode run is a tmpfs of its own, a device number the kernel
+        // hands out again later: the table stays small.
+        if known.len() >= KNOWN_DEVICES {
+            known.clear();
+        }
+        known.insert(device, costs);
     }
     costs
 }
 
 /// How many files, and folders, a file system's removals are measured with.
 const PROBES: u32 = 5;
+/// How many file systems' costs are kept at most.
+const KNOWN_DEVICES: usize = 64;
 
 /// The time an empty file's or folder's removal took in `dir`, or `None` where
 /// one could not be made.
