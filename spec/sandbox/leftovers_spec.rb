@@ -314,6 +314,23 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
       expect(store.read('sub/f')).to eq("x\n")
       expect { RubyLLM.file_store.directory(store.local_root).write('after.txt', 'y') }.not_to raise_error
     end
+
+    context 'with folder_names of 300' do
+      let(:limits) { { folder_names: 300 } }
+
+      it 'through names piled up run after run: past folder_names the code does not run, saying so' do
+        2.times do |round|
+          made = python("import os\nos.mkdir('.p#{round}')\nfor i in range(200):\n  open(f'.p#{round}/{i}', 'w').close()")
+          expect(made.exit_code).to eq(0)
+        end
+        expect(everything(store.local_root).size).to eq(402)
+        expect { run('echo ran > ran.txt') }
+          .to raise_error(RubyLLM::FileStore::SandboxError, /holds more than 300 files, folders and links/)
+        expect(store.exist?('ran.txt')).to be(false)
+        FileUtils.rm_rf(File.join(store.local_root, '.p1'))
+        expect(run('echo ran').stdout).to eq("ran\n")
+      end
+    end
   end
 
   describe "copy mode's run folders" do

@@ -38,6 +38,10 @@ pub struct Limits {
     /// removes the rest); the names past them are the ones whose removal the
     /// timeout leaves time for.
     pub save_files: u64,
+    /// The most names (files, folders, links, hidden ones included) the folder
+    /// may hold when a run starts: the looks before and after keep each in the
+    /// app's memory, so past them the code does not run.
+    pub folder_names: u64,
 }
 
 impl Default for Limits {
@@ -54,6 +58,7 @@ impl Default for Limits {
             digest_bytes: 256 << 20,
             new_names: 20_000,
             save_files: 10_000,
+            folder_names: 200_000,
         }
     }
 }

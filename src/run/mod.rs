@@ -179,6 +179,47 @@ fn look(folder: &owner::Folder, digests: Digests<'_>, notes: &mut Vec<String>) -
     }
 }
 
+/// The look before a run, or `None` when the folder holds more names, or
+/// bytes of paths, than the app holds for a run (`Limits::folder_names`,
+/// `MAX_PATH_BYTES_HELD`): its looks keep every name in the app's memory.
+fn look_within(
+    folder: &owner::Folder,
+    digests: Digests<'_>,
+    limits: &Limits,
+    notes: &mut Vec<String>,
+) -> Option<Snapshot> {
+    let taken = crate::snapshot::take_within(
+        folder.fd.as_fd(),
+        digests,
+        limits.folder_names,
+        crate::snapshot::MAX_PATH_BYTES_HELD,
+    );
+    match taken {
+        Ok(Some((snapshot, gaps))) => {
+            note_gaps(&gaps, notes);
+            Some(snapshot)
+        }
+        Ok(None) => None,
+        Err(e) => {
+            notes.push(format!(
+                "The run folder could not be read ({e}), so the files the run touched are not listed."
+            ));
+            Some(Snapshot::new())
+        }
+    }
+}
+
+/// Why code does not run in a folder past `folder_names`.
+fn too_many(limits: &Limits) -> String {
+    format!(
+        "the folder holds more than {} files, folders and links (hidden ones included), or \
+         their paths more than {} MiB, which is more than a run may look at: remove some \
+         and run the code again",
+        limits.folder_names,
+        crate::snapshot::MAX_PATH_BYTES_HELD >> 20
+    )
+}
+
 fn note_gaps(gaps: &Gaps, notes: &mut Vec<String>) {
     let mut add = |paths: Vec<&str>, why: &str| {
         if let Some(first) = paths.first() {
@@ -279,7 +320,15 @@ async fn run_async(
     }
     // The store's own attributes, which the repair keeps only as they are now.
     let kept = marks::Kept::record(folder.fd.as_fd());
-    let before = look(&folder, Digests::Budget(limits.digest_bytes), &mut notes);
+    let Some(before) = look_within(
+        &folder,
+        Digests::Budget(limits.digest_bytes),
+        &limits,
+        &mut notes,
+    ) else {
+        groups.remove().await;
+        return Err(Error::Sandbox(too_many(&limits)));
+    };
     let reserve = reserve::Reserve::new(
         folder.fd.as_fd(),
         looking.elapsed(),

@@ -124,7 +124,7 @@ fn removal_costs(dir: BorrowedFd<'_>) -> Costs {
     let Ok(stat) = rustix::fs::fstat(dir) else {
         return UNMEASURED;
     };
-    let device = stat.st_dev as u64;
+    let device = stat.st_dev;
     if let Some(costs) = MEASURED
         .lock()
         .ok()

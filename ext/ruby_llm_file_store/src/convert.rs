@@ -150,6 +150,7 @@ pub fn run_limits(ruby: &Ruby, timeout: f64, limits: RHash) -> Result<Limits, Er
         digest_bytes: limit(ruby, limits, "digest_bytes", d.digest_bytes)?,
         new_names: limit(ruby, limits, "new_names", d.new_names)?,
         save_files: limit(ruby, limits, "save_files", d.save_files)?,
+        folder_names: limit(ruby, limits, "folder_names", d.folder_names)?,
     })
 }
 

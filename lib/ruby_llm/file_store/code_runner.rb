@@ -24,11 +24,11 @@ module RubyLLM
       DEFAULT_LIMITS = {
         cpu_seconds: 60, cpu_percent: 100, memory_bytes: 2 << 30, tmp_bytes: 256 << 20, file_bytes: 256 << 20,
         processes: 64, output_bytes: 20_000, save_bytes: 256 << 20, save_files: 10_000, folder_bytes: 1 << 30,
-        folder_files: 100_000, new_names: 20_000
+        folder_files: 100_000, new_names: 20_000, folder_names: 200_000
       }.freeze
       # The limits the native runner takes; the others are the Ruby side's.
       NATIVE_LIMITS = %i[cpu_seconds cpu_percent memory_bytes tmp_bytes file_bytes processes output_bytes
-                         new_names save_files].freeze
+                         new_names save_files folder_names].freeze
 
       attr_reader :store, :languages, :timeout, :mounts, :packages
 
