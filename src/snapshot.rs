@@ -467,6 +467,18 @@ mod tests {
     }
 
     #[test]
+    fn take_within_stops_past_its_names_or_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join(".h")).unwrap();
+        (0..5).for_each(|i| fs::write(dir.path().join(format!(".h/{i}")), "x").unwrap());
+        let fd = rustix::fs::open(dir.path(), DIR_FLAGS, Mode::empty()).unwrap();
+        let within = |names, bytes| take_within(fd.as_fd(), Digests::None, names, bytes).unwrap();
+        assert_eq!(within(6, 100).map(|(snap, _)| snap.len()), Some(6));
+        assert!(within(5, 100).is_none());
+        assert!(within(6, 10).is_none());
+    }
+
+    #[test]
     fn a_missing_folder_is_an_error_naming_it() {
         let err = take(Path::new("/no/such/folder")).unwrap_err();
         assert!(err.to_string().contains("/no/such/folder"), "{err}");
