@@ -19,6 +19,11 @@ pub struct Entry {
     pub mtime_sec: i64,
     /// Modification time: nanoseconds within the second.
     pub mtime_nsec: u32,
+    /// Status change time (ctime), which no program sets back: seconds and
+    /// nanoseconds since the epoch.
+    pub ctime: (i64, u32),
+    /// The inode number.
+    pub ino: u64,
     /// The content type, from the name or else the first bytes.
     pub content_type: String,
     /// The SHA-256 of the content in hex, when the operation read or wrote all of it.

@@ -121,6 +121,8 @@ pub(super) fn entry_of(path: &str, stat: &rustix::fs::Stat, content_type: String
         size: stat.st_size as u64,
         mtime_sec: stat.st_mtime as i64,
         mtime_nsec: stat.st_mtime_nsec as u32,
+        ctime: (stat.st_ctime as i64, stat.st_ctime_nsec as u32),
+        ino: stat.st_ino,
         content_type,
         digest: None,
     }

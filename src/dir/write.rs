@@ -104,6 +104,7 @@ impl AtomicWriter {
     /// which leaves the old file, whole. Old or new, never part of either.
     pub fn commit(mut self) -> Result<Entry> {
         let file = self.file.take().ok_or_else(|| finished(&self.path))?;
+        file.sync_all().map_err(|e| Error::io(&self.path, e))?;
         if let Some(ty) = &self.content_type {
             super::entry::mark_types_kept(self.root.as_fd());
             // Unsupported on some file systems: the type is then detected on reads.
@@ -114,8 +115,6 @@ impl AtomicWriter {
                 rustix::fs::XattrFlags::empty(),
             );
         }
-        file.sync_all().map_err(|e| Error::io(&self.path, e))?;
-        let stat = rustix::fs::fstat(&file).map_err(|e| Error::io(&self.path, e))?;
         // The file stays open, so locked, until it is renamed: a sweep never takes
         // the temporary file of a write that is committing.
         rustix::fs::renameat(
@@ -130,6 +129,9 @@ impl AtomicWriter {
         })?;
         self.temp.clear();
         super::leftovers::unmark(file.as_fd());
+        // After the rename and the unmark, which both move the ctime: the entry
+        // describes the file as a look at it finds it from now on.
+        let stat = rustix::fs::fstat(&file).map_err(|e| Error::io(&self.path, e))?;
         drop(file);
         let content_type = self
             .content_type
