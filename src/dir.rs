@@ -140,7 +140,7 @@ impl Root {
                 }
                 let kept = entry::types_kept(self.fd.as_fd());
                 let content_type = kept
-                    .then(|| kept_type_of(fd.as_fd()))
+                    .then(|| kept_type_of(fd.as_fd(), &stat))
                     .flatten()
                     .or_else(|| content_type::from_name(&path))
                     .unwrap_or_else(|| self.sniffed_type(&path));

@@ -111,7 +111,11 @@ pub(super) fn entry_at(
     if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
         return Ok(None);
     }
-    Ok(Some(entry_of(path, &stat, listed_type(dir, name, kept))))
+    Ok(Some(entry_of(
+        path,
+        &stat,
+        listed_type(dir, name, &stat, kept),
+    )))
 }
 
 /// The entry of the regular file at `path` whose status is `stat`.

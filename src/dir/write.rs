@@ -12,7 +12,7 @@ use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 use sha2::{Digest, Sha256};
 
-use super::entry::{Entry, TYPE_ATTRIBUTE};
+use super::entry::{mtime_of, type_record, Entry, TYPE_ATTRIBUTE};
 use super::walk::entry_of;
 use crate::content_type;
 use crate::error::{Error, Result};
@@ -107,11 +107,13 @@ impl AtomicWriter {
         file.sync_all().map_err(|e| Error::io(&self.path, e))?;
         if let Some(ty) = &self.content_type {
             super::entry::mark_types_kept(self.root.as_fd());
+            let written = rustix::fs::fstat(&file).map_err(|e| Error::io(&self.path, e))?;
+            let record = type_record(ty, written.st_size as u64, mtime_of(&written));
             // Unsupported on some file systems: the type is then detected on reads.
             let _ = rustix::fs::fsetxattr(
                 &file,
                 TYPE_ATTRIBUTE,
-                ty.as_bytes(),
+                record.as_bytes(),
                 rustix::fs::XattrFlags::empty(),
             );
         }
