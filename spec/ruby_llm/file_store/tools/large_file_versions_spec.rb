@@ -6,7 +6,7 @@ require 'tmpdir'
 # records is the file's size, time of change and stamp: a change by another program
 # that keeps the size and sets the mtime back (cp -p, rsync -t), or falls within one
 # tick of a coarse clock, is still a change, and the model's write is refused.
-RSpec.describe 'Tools on a folder file past the digest limit', :native do
+RSpec.describe 'Tools on a folder file past the digest limit', :large, :native do
   around do |example|
     Dir.mktmpdir { |dir| @dir = dir and example.run }
   end
