@@ -17,6 +17,7 @@ mod write;
 use std::fs::File;
 use std::io::Read;
 use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 use rustix::fs::{AtFlags, FileType, FlockOperation, Mode, OFlags};
@@ -139,7 +140,7 @@ impl Root {
                 }
                 let kept = entry::types_kept(self.fd.as_fd());
                 let content_type = kept
-                    .then(|| kept_type_of(fd.as_fd()))
+                    .then(|| kept_type_of(fd.as_fd(), &stat))
                     .flatten()
                     .or_else(|| content_type::from_name(&path))
                     .unwrap_or_else(|| self.sniffed_type(&path));
@@ -237,6 +238,28 @@ impl Root {
         std::io::copy(&mut crate::cancel::Reader::new(&mut file), &mut hasher)
             .map_err(|e| crate::cancel::from_io(&entry.path, e))?;
         Ok(Some(hex::encode(hasher.finalize())))
+    }
+
+    /// The [`crate::version::stamp`] of the file at `path` if it is still the file
+    /// `entry` describes (same inode, size, modification and change times), else
+    /// `None`: a stamp never describes another version than the listed one.
+    pub fn stamp_of(&self, entry: &Entry) -> Result<Option<String>> {
+        let file = match self.open_file(&entry.path) {
+            Ok(file) => file,
+            Err(Error::NotFound(_) | Error::IsFolder(_)) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let stat = file.metadata().map_err(|e| Error::io(&entry.path, e))?;
+        let same = stat.ino() == entry.ino
+            && stat.len() == entry.size
+            && (stat.mtime(), stat.mtime_nsec() as u32) == (entry.mtime_sec, entry.mtime_nsec)
+            && (stat.ctime(), stat.ctime_nsec() as u32) == entry.ctime;
+        if !same {
+            return Ok(None);
+        }
+        crate::version::stamp(&file, &stat)
+            .map(Some)
+            .map_err(|e| Error::io(&entry.path, e))
     }
 
     /// Starts an atomic write of `path`, creating its folders. Nothing is visible at
@@ -406,3 +429,6 @@ fn refuse_hidden(path: &str) -> Result<()> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod changed_tests;

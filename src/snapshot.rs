@@ -62,6 +62,10 @@ pub fn take(root: &Path) -> Result<Snapshot> {
         .0)
 }
 
+/// The bytes of paths a snapshot holds at most, whatever its count of names:
+/// with the paths of at most 4,096 bytes the store takes, 16,384 of them.
+pub const MAX_PATH_BYTES_HELD: u64 = 64 << 20;
+
 /// The snapshot of the folder open on `root`, with the content digests `digests`
 /// asks for and what the walk could not see (a folder too deep, or one it may not
 /// read).
@@ -69,11 +73,31 @@ pub fn take_fd(
     root: BorrowedFd<'_>,
     digests: Digests<'_>,
 ) -> std::result::Result<(Snapshot, Gaps), rustix::io::Errno> {
+    take_within(root, digests, u64::MAX, u64::MAX).map(|taken| taken.expect("no ceiling"))
+}
+
+/// The snapshot `take_fd` takes, or `None` as soon as the folder holds more
+/// than `names` names (files, folders, links, hidden ones included) or their
+/// paths more than `path_bytes` bytes: the walk then keeps nothing more, so
+/// what it held stays within them.
+pub fn take_within(
+    root: BorrowedFd<'_>,
+    digests: Digests<'_>,
+    names: u64,
+    path_bytes: u64,
+) -> std::result::Result<Option<(Snapshot, Gaps)>, rustix::io::Errno> {
     let mut entries = Snapshot::new();
     let mut digester = content::Digester::new(digests);
+    let mut held = 0u64;
+    let mut over = false;
     let gaps = tree::walk(
         root,
         |item| {
+            held += item.path.len() as u64;
+            if over || entries.len() as u64 >= names || held > path_bytes {
+                over = true;
+                return Descend::No;
+            }
             let stat = item.stat;
             let file = FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile;
             let ns = |sec: i64, nsec: i64| sec as i128 * 1_000_000_000 + nsec as i128;
@@ -94,7 +118,7 @@ pub fn take_fd(
         },
         |_, _| {},
     )?;
-    Ok((entries, gaps))
+    Ok((!over).then_some((entries, gaps)))
 }
 
 /// Removes the regular file a snapshot of `root` listed at `path`, opening each
@@ -440,6 +464,18 @@ mod tests {
         assert!(!remove_entry(root, "full/f").unwrap());
         assert!(root.join("full/f").exists());
         assert!(Path::new("/etc").exists());
+    }
+
+    #[test]
+    fn take_within_stops_past_its_names_or_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join(".h")).unwrap();
+        (0..5).for_each(|i| fs::write(dir.path().join(format!(".h/{i}")), "x").unwrap());
+        let fd = rustix::fs::open(dir.path(), DIR_FLAGS, Mode::empty()).unwrap();
+        let within = |names, bytes| take_within(fd.as_fd(), Digests::None, names, bytes).unwrap();
+        assert_eq!(within(6, 100).map(|(snap, _)| snap.len()), Some(6));
+        assert!(within(5, 100).is_none());
+        assert!(within(6, 10).is_none());
     }
 
     #[test]

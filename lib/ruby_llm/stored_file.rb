@@ -19,19 +19,29 @@ module RubyLLM
     attr_reader :content_type
     # When the file last changed, a Time, or nil when the store does not know.
     attr_reader :updated_at
+    # What tells this version of the file from another of the same size and time,
+    # where a program can set the time back or the clock counts whole seconds: a
+    # String, or nil when the store has nothing more to say. Asked only of files
+    # past Reads::DIGEST_LIMIT, whose versions are not their digests. The folder
+    # store's is the file's ctime, inode and a digest of its first and last 64 KB;
+    # the Active Storage store's, the checksum Active Storage keeps on the blob.
+    #
+    #   store["big.csv"].stamp # => "1764650000.123456789 803:1234 9f86d0..."
+    attr_reader :stamp
 
     # Builds a file. A store that can tell the digest only by reading the file passes
     # a block that returns it; it runs once, when #digest is first asked for.
     #
     #   RubyLLM::StoredFile.new(path: "a.txt", byte_size: 3, content_type: "text/plain",
     #                           digest: Digest::SHA256.hexdigest("abc"))
-    def initialize(path:, byte_size:, content_type:, digest: nil, updated_at: nil, &digest_loader)
+    def initialize(path:, byte_size:, content_type:, digest: nil, updated_at: nil, stamp: nil, &digest_loader)
       @path = path
       @byte_size = byte_size
       @content_type = content_type
       @digest = digest
       @digest_loader = digest_loader
       @updated_at = updated_at
+      @stamp = stamp
     end
 
     # The last part of the path.

@@ -73,7 +73,7 @@ RSpec.describe 'CONTRIBUTING: where each rule lives' do
   it "keeps the core's run limits as CodeRunner's defaults and as docs/running_code.md states them" do
     runner = RubyLLM::FileStore::CodeRunner
     expect(runner::DEFAULT_LIMITS.slice(*runner::NATIVE_LIMITS)).to eq(native::RUN_LIMITS.slice(*runner::NATIVE_LIMITS))
-    expect(runner::DEFAULT_LIMITS.keys - native::RUN_LIMITS.keys).to match_array(%i[save_bytes save_files folder_bytes folder_files])
+    expect(runner::DEFAULT_LIMITS.keys - native::RUN_LIMITS.keys).to match_array(%i[save_bytes folder_bytes folder_files])
     doc = File.read(File.join(RuleHomes::ROOT, 'docs/running_code.md')).gsub(/\s+/, ' ')
     expect(doc).to include("`cpu_seconds` (#{native::RUN_LIMITS[:cpu_seconds]})")
     expect(doc).to include("kept up to #{native::RUN_LIMITS[:output_bytes].to_s.sub(/(\d+)(\d{3})\z/, '\1,\2')} bytes each")

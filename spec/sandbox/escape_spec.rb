@@ -261,6 +261,17 @@ RSpec.describe 'The code sandbox under attack', if: ENV.fetch('RUBY_LLM_SANDBOX_
       expect(took).to be < 3 + 0.5 + 0.5
       expect(result.to_s).to match(/more files the run wrote were not saved: the run's \d+ s were up/)
     end
+
+    it 'holds for the whole call in workspace mode: a run making folders until its end leaves time to remove them' do
+      runner = RubyLLM::FileStore::CodeRunner.new(store, python: [], timeout: 5, limits: { save_files: 500 })
+      started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      result = runner.run(language: 'python', code: "import os\ni = 0\nwhile True:\n  os.mkdir('d%07d' % i)\n  i += 1")
+      took = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
+      expect(result).to be_timed_out
+      expect(Dir.children(store.local_root).size).to be <= 500
+      # Removing the folders past save_files once took over 70 s of a 5 s call (3 ms a folder, ext4 with discard).
+      expect(took).to be < 5 + 1.5
+    end
   end
 
   describe 'mounts' do

@@ -14,9 +14,10 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
 
   let(:store) { RubyLLM.file_store.directory(File.join(tmp_dir, 'store')) }
   let(:limits) { {} }
+  let(:timeout) { 20 }
   let(:written) { [] }
   let(:runner) do
-    RubyLLM::FileStore::CodeRunner.new(store, python: [], ruby: true, shell: true, timeout: 20, limits:,
+    RubyLLM::FileStore::CodeRunner.new(store, python: [], ruby: true, shell: true, timeout:, limits:,
                                               on_write: ->(file) { written << file.path })
   end
   let(:memory) { RubyLLM.file_store.memory(max_file_size: 30 << 20) }
@@ -193,6 +194,10 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
   end
 
   describe 'a lasting denial of service' do
+    # Time to remove what the runs make past the limits, which the timeout counts
+    # (on an ext4 mounted with discard, 4 ms a folder).
+    let(:timeout) { 90 }
+
     around do |example|
       # Past 256 descriptors, a walk that opened one per folder before visiting any failed.
       soft, hard = Process.getrlimit(:NOFILE)
@@ -254,6 +259,8 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
 
     context 'with new_names of 2,000' do
       let(:limits) { { new_names: 2000 } }
+      # Removing 18,000 folders: 72 s on an ext4 mounted with discard.
+      let(:timeout) { 300 }
 
       it 'through 20,000 folders of 4 KB paths: the repair leaves new_names of them, and the app stays small' do
         File.write('/proc/self/clear_refs', '5')
@@ -306,6 +313,23 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
       expect(run('cat keep.txt sub/f').stdout).to eq("keptx\n")
       expect(store.read('sub/f')).to eq("x\n")
       expect { RubyLLM.file_store.directory(store.local_root).write('after.txt', 'y') }.not_to raise_error
+    end
+
+    context 'with folder_names of 300' do
+      let(:limits) { { folder_names: 300 } }
+
+      it 'through names piled up run after run: past folder_names the code does not run, saying so' do
+        2.times do |round|
+          made = python("import os\nos.mkdir('.p#{round}')\nfor i in range(200):\n  open(f'.p#{round}/{i}', 'w').close()")
+          expect(made.exit_code).to eq(0)
+        end
+        expect(everything(store.local_root).size).to eq(402)
+        expect { run('echo ran > ran.txt') }
+          .to raise_error(RubyLLM::FileStore::SandboxError, /holds more than 300 files, folders and links/)
+        expect(store.exist?('ran.txt')).to be(false)
+        FileUtils.rm_rf(File.join(store.local_root, '.p1'))
+        expect(run('echo ran').stdout).to eq("ran\n")
+      end
     end
   end
 

@@ -5,7 +5,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::os::fd::AsFd;
 
-use super::entry::TYPE_ATTRIBUTE;
+use super::entry::kept_type_of_file;
 use super::{in_order, Root};
 use crate::content_type;
 use crate::error::{Error, Result};
@@ -43,11 +43,8 @@ impl Root {
     /// The size is the file's when it was opened.
     pub fn open_typed(&self, path: &str) -> Result<(File, String, u64)> {
         let (mut file, size) = self.open_sized(path)?;
-        let mut value = [0u8; 256];
-        if let Ok(len) = rustix::fs::fgetxattr(&file, TYPE_ATTRIBUTE, &mut value) {
-            if let Ok(kept) = std::str::from_utf8(&value[..len]) {
-                return Ok((file, kept.to_string(), size));
-            }
+        if let Some(kept) = kept_type_of_file(&file) {
+            return Ok((file, kept, size));
         }
         if let Some(named) = content_type::from_name(path) {
             return Ok((file, named, size));

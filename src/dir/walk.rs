@@ -111,7 +111,11 @@ pub(super) fn entry_at(
     if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
         return Ok(None);
     }
-    Ok(Some(entry_of(path, &stat, listed_type(dir, name, kept))))
+    Ok(Some(entry_of(
+        path,
+        &stat,
+        listed_type(dir, name, &stat, kept),
+    )))
 }
 
 /// The entry of the regular file at `path` whose status is `stat`.
@@ -121,6 +125,8 @@ pub(super) fn entry_of(path: &str, stat: &rustix::fs::Stat, content_type: String
         size: stat.st_size as u64,
         mtime_sec: stat.st_mtime as i64,
         mtime_nsec: stat.st_mtime_nsec as u32,
+        ctime: (stat.st_ctime as i64, stat.st_ctime_nsec as u32),
+        ino: stat.st_ino,
         content_type,
         digest: None,
     }

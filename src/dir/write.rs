@@ -12,7 +12,7 @@ use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 use sha2::{Digest, Sha256};
 
-use super::entry::{Entry, TYPE_ATTRIBUTE};
+use super::entry::{mtime_of, type_record, Entry, TYPE_ATTRIBUTE};
 use super::walk::entry_of;
 use crate::content_type;
 use crate::error::{Error, Result};
@@ -104,18 +104,19 @@ impl AtomicWriter {
     /// which leaves the old file, whole. Old or new, never part of either.
     pub fn commit(mut self) -> Result<Entry> {
         let file = self.file.take().ok_or_else(|| finished(&self.path))?;
+        file.sync_all().map_err(|e| Error::io(&self.path, e))?;
         if let Some(ty) = &self.content_type {
             super::entry::mark_types_kept(self.root.as_fd());
+            let written = rustix::fs::fstat(&file).map_err(|e| Error::io(&self.path, e))?;
+            let record = type_record(ty, written.st_size as u64, mtime_of(&written));
             // Unsupported on some file systems: the type is then detected on reads.
             let _ = rustix::fs::fsetxattr(
                 &file,
                 TYPE_ATTRIBUTE,
-                ty.as_bytes(),
+                record.as_bytes(),
                 rustix::fs::XattrFlags::empty(),
             );
         }
-        file.sync_all().map_err(|e| Error::io(&self.path, e))?;
-        let stat = rustix::fs::fstat(&file).map_err(|e| Error::io(&self.path, e))?;
         // The file stays open, so locked, until it is renamed: a sweep never takes
         // the temporary file of a write that is committing.
         rustix::fs::renameat(
@@ -130,6 +131,9 @@ impl AtomicWriter {
         })?;
         self.temp.clear();
         super::leftovers::unmark(file.as_fd());
+        // After the rename and the unmark, which both move the ctime: the entry
+        // describes the file as a look at it finds it from now on.
+        let stat = rustix::fs::fstat(&file).map_err(|e| Error::io(&self.path, e))?;
         drop(file);
         let content_type = self
             .content_type

@@ -34,6 +34,14 @@ pub struct Limits {
     /// past them it removes the rest, in the order the folders list them, before
     /// anything looks at them: each costs the app its path in every list.
     pub new_names: u64,
+    /// The most new files and folders the app keeps after a run (the Ruby side
+    /// removes the rest); the names past them are the ones whose removal the
+    /// timeout leaves time for.
+    pub save_files: u64,
+    /// The most names (files, folders, links, hidden ones included) the folder
+    /// may hold when a run starts: the looks before and after keep each in the
+    /// app's memory, so past them the code does not run.
+    pub folder_names: u64,
 }
 
 /// The defaults of every run, which the binding exports as `Native::RUN_LIMITS`
@@ -51,6 +59,8 @@ impl Default for Limits {
             output_bytes: 20_000,
             digest_bytes: 256 << 20,
             new_names: 20_000,
+            save_files: 10_000,
+            folder_names: 200_000,
         }
     }
 }

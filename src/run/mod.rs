@@ -16,6 +16,7 @@ mod output;
 mod owner;
 pub mod private;
 mod raw;
+mod reserve;
 mod sandbox;
 mod seccomp;
 mod spec;
@@ -178,6 +179,47 @@ fn look(folder: &owner::Folder, digests: Digests<'_>, notes: &mut Vec<String>) -
     }
 }
 
+/// The look before a run, or `None` when the folder holds more names, or
+/// bytes of paths, than the app holds for a run (`Limits::folder_names`,
+/// `MAX_PATH_BYTES_HELD`): its looks keep every name in the app's memory.
+fn look_within(
+    folder: &owner::Folder,
+    digests: Digests<'_>,
+    limits: &Limits,
+    notes: &mut Vec<String>,
+) -> Option<Snapshot> {
+    let taken = crate::snapshot::take_within(
+        folder.fd.as_fd(),
+        digests,
+        limits.folder_names,
+        crate::snapshot::MAX_PATH_BYTES_HELD,
+    );
+    match taken {
+        Ok(Some((snapshot, gaps))) => {
+            note_gaps(&gaps, notes);
+            Some(snapshot)
+        }
+        Ok(None) => None,
+        Err(e) => {
+            notes.push(format!(
+                "The run folder could not be read ({e}), so the files the run touched are not listed."
+            ));
+            Some(Snapshot::new())
+        }
+    }
+}
+
+/// Why code does not run in a folder past `folder_names`.
+fn too_many(limits: &Limits) -> String {
+    format!(
+        "the folder holds more than {} files, folders and links (hidden ones included), or \
+         their paths more than {} MiB, which is more than a run may look at: remove some \
+         and run the code again",
+        limits.folder_names,
+        crate::snapshot::MAX_PATH_BYTES_HELD >> 20
+    )
+}
+
 fn note_gaps(gaps: &Gaps, notes: &mut Vec<String>) {
     let mut add = |paths: Vec<&str>, why: &str| {
         if let Some(first) = paths.first() {
@@ -270,6 +312,7 @@ async fn run_async(
     let drop_to = wrapped.as_ref().and_then(|w| w.drop_to.clone());
     let keep = wrapped.as_ref().map(|w| w.keep.clone()).unwrap_or_default();
     let uid = sandbox::run_uid(spec.sandbox);
+    let looking = Instant::now();
     // Taken back when this goes out of scope, also on an early return.
     let lent = drop_to.as_ref().map(|to| folder.lend(to.uid, to.gid));
     if let Some(lent) = &lent {
@@ -277,7 +320,20 @@ async fn run_async(
     }
     // The store's own attributes, which the repair keeps only as they are now.
     let kept = marks::Kept::record(folder.fd.as_fd());
-    let before = look(&folder, Digests::Budget(limits.digest_bytes), &mut notes);
+    let Some(before) = look_within(
+        &folder,
+        Digests::Budget(limits.digest_bytes),
+        &limits,
+        &mut notes,
+    ) else {
+        groups.remove().await;
+        return Err(Error::Sandbox(too_many(&limits)));
+    };
+    let reserve = reserve::Reserve::new(
+        folder.fd.as_fd(),
+        looking.elapsed(),
+        limits.save_files.min(limits.new_names),
+    );
     let mut command = tokio::process::Command::new(&argv[0]);
     command
         .args(&argv[1..])
@@ -326,12 +382,32 @@ async fn run_async(
     let stdout = output::capture(child.stdout.take(), limits.output_bytes);
     let stderr = output::capture(child.stderr.take(), limits.output_bytes);
 
-    let left = limits.timeout.saturating_sub(called.elapsed());
-    let (status, timed_out) = match tokio::time::timeout(left, child.wait()).await {
-        Ok(status) => (status, false),
-        Err(_) => {
+    let deadline = called + limits.timeout;
+    let mut added = reserve::Used::default();
+    // The wait is cancel-safe: each look at the folder cuts it short and it
+    // starts again.
+    let (status, timed_out) = loop {
+        let stop = deadline
+            .checked_sub(reserve.needed(added))
+            .unwrap_or(called);
+        let wait = stop.saturating_duration_since(Instant::now()).min(POLL);
+        if let Ok(status) = tokio::time::timeout(wait, child.wait()).await {
+            break (status, false);
+        }
+        let last = std::mem::replace(&mut added, reserve.added(folder.fd.as_fd()));
+        // Stopped at this look when the next would come too late at this pace.
+        let next = reserve::Used {
+            names: added.names + added.names.saturating_sub(last.names),
+            blocks: added.blocks + added.blocks.saturating_sub(last.blocks),
+        };
+        let now = Instant::now();
+        if now + POLL + reserve.needed(next) >= deadline {
             kill_all(group, &groups);
-            (child.wait().await, true)
+            let early = deadline.saturating_duration_since(now);
+            if early >= NOTED_EARLY {
+                notes.push(stopped_early(early, added.names));
+            }
+            break (child.wait().await, true);
         }
     };
     let elapsed = started.elapsed();
@@ -377,6 +453,22 @@ async fn run_async(
         after,
         notes,
     })
+}
+
+/// How often the app looks at what the run has added to its folder.
+const POLL: Duration = Duration::from_millis(50);
+/// A run stopped this much before its timeout, or more, gets a note saying why.
+const NOTED_EARLY: Duration = Duration::from_millis(500);
+
+/// The note on a run stopped `early` before its timeout, having added `added`
+/// names to the folder's file system.
+fn stopped_early(early: Duration, added: u64) -> String {
+    format!(
+        "The run was stopped {:.1} s before its timeout: the repair and the look at the folder \
+         after it, which grow with the files it holds and the {added} names the run added, and \
+         the removal of those past the limits, must fit in the timeout too.",
+        early.as_secs_f64()
+    )
 }
 
 /// Kills the run's process group and, where there is one, every process in its

@@ -181,6 +181,8 @@ const LIMITS: &[&str] = &[
     "output_bytes",
     "digest_bytes",
     "new_names",
+    "save_files",
+    "folder_names",
 ];
 
 /// The limits of a run from its timeout and a Hash of any of `Limits`' other
@@ -206,6 +208,8 @@ pub fn run_limits(ruby: &Ruby, timeout: f64, limits: RHash) -> Result<Limits, Er
         output_bytes: field(ruby, limits, "limit", "output_bytes", Some(d.output_bytes))?,
         digest_bytes: limit("digest_bytes", d.digest_bytes)?,
         new_names: limit("new_names", d.new_names)?,
+        save_files: limit("save_files", d.save_files)?,
+        folder_names: limit("folder_names", d.folder_names)?,
     })
 }
 
@@ -213,7 +217,7 @@ pub fn run_limits(ruby: &Ruby, timeout: f64, limits: RHash) -> Result<Limits, Er
 /// timeout in seconds as `:timeout`: exported once as `Native::RUN_LIMITS`.
 pub fn default_limits(ruby: &Ruby) -> Result<RHash, Error> {
     let d = Limits::default();
-    let values: [u64; 9] = [
+    let values: [u64; 11] = [
         d.cpu_seconds,
         d.cpu_percent,
         d.memory_bytes,
@@ -223,6 +227,8 @@ pub fn default_limits(ruby: &Ruby) -> Result<RHash, Error> {
         d.output_bytes as u64,
         d.digest_bytes,
         d.new_names,
+        d.save_files,
+        d.folder_names,
     ];
     let hash = ruby.hash_new();
     for (name, value) in LIMITS.iter().zip(values) {

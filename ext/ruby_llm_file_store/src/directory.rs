@@ -136,6 +136,12 @@ impl Directory {
         off_gvl(ruby, || rb_self.root.digest_of(&entry.0))
     }
 
+    /// The stamp of the file `entry` names (see `version::stamp`) if it is still
+    /// that file, same inode and times, else nil.
+    fn stamp_of(ruby: &Ruby, rb_self: &Self, entry: &Entry) -> Result<Option<String>, Error> {
+        off_gvl(ruby, || rb_self.root.stamp_of(&entry.0))
+    }
+
     /// `write(path, content, content_type: nil)`: writes `content` at `path`
     /// atomically, keeping `content_type` where given.
     fn write(ruby: &Ruby, rb_self: &Self, args: &[Value]) -> Result<Entry, Error> {
@@ -253,6 +259,7 @@ pub fn define(ruby: &Ruby, native: RModule) -> Result<RClass, Error> {
     class.define_method("stat", method!(Directory::stat, 1))?;
     class.define_method("read", method!(Directory::read, 1))?;
     class.define_method("digest_of", method!(Directory::digest_of, 1))?;
+    class.define_method("stamp_of", method!(Directory::stamp_of, 1))?;
     class.define_method("write", method!(Directory::write, -1))?;
     class.define_method("writer", method!(Directory::writer, 2))?;
     class.define_method("delete", method!(Directory::delete, 1))?;

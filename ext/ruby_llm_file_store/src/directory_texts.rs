@@ -9,7 +9,7 @@ use magnus::{method, prelude::*, Error, RArray, RClass, RHash, Ruby, Value};
 
 use file_store_core::convert::{cache, Refusal};
 use file_store_core::search::tree;
-use file_store_core::version::Version;
+use file_store_core::version::{self, Version};
 
 use crate::convert::{self, StorePath};
 use crate::directory::Directory;
@@ -77,9 +77,9 @@ fn caller_paths(
 
 /// The text `names`, built-in converters tried in order, read from the file at
 /// `path`, from the cache when this version was converted before: `{text:, why:,
-/// stopped:, digest:, size:, mtime:}`, text nil and why given when none read it,
-/// stopped true when the document stopped its worker, digest nil past the digest
-/// limit.
+/// stopped:, digest:, size:, mtime:, stamp:}`, text nil and why given when none
+/// read it, stopped true when the document stopped its worker, digest nil past the
+/// digest limit and stamp nil within it.
 #[allow(clippy::type_complexity)]
 fn converted(
     ruby: &Ruby,
@@ -95,17 +95,22 @@ fn converted(
         .map_err(|e| errors::map(ruby, e))?;
     let found = nogvl_retrying(ruby, || {
         let file = root.open_file(&path)?;
-        cache::converted(&file, &path, &chain)
+        // Taken before the conversion reads, as a read takes it (see
+        // `version::read_versioned`).
+        let stamp = version::stamp_if_large(&file, &path)?;
+        cache::converted(&file, &path, &chain).map(|conversion| (conversion, stamp))
     })?;
-    let conversion = found.map_err(|e| errors::map(ruby, e))?;
+    let (conversion, stamp) = found.map_err(|e| errors::map(ruby, e))?;
     let Version {
         digest,
         size,
         mtime,
+        stamp,
     } = Version::new(
         conversion.size,
         conversion.mtime,
         Some(conversion.digest.clone()),
+        stamp,
     );
     let stopped = matches!(conversion.text, Err(Refusal::Stopped(_)));
     let (text, why) = match &conversion.text {
@@ -121,6 +126,7 @@ fn converted(
             ("digest", ruby.into_value(digest)),
             ("size", ruby.into_value(size)),
             ("mtime", ruby.into_value(mtime)),
+            ("stamp", ruby.into_value(stamp)),
         ],
     )
 }

@@ -53,6 +53,11 @@ impl Slice {
     fn mtime(&self) -> Option<(i64, u32)> {
         self.version.as_ref().map(|v| v.mtime)
     }
+
+    /// The file's stamp (see `version::stamp`), nil within `DIGEST_LIMIT` or for bytes.
+    fn stamp(&self) -> Option<String> {
+        self.version.as_ref().and_then(|v| v.stamp.clone())
+    }
 }
 
 pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
@@ -62,5 +67,6 @@ pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
     class.define_method("digest", method!(Slice::digest, 0))?;
     class.define_method("size", method!(Slice::size, 0))?;
     class.define_method("mtime", method!(Slice::mtime, 0))?;
+    class.define_method("stamp", method!(Slice::stamp, 0))?;
     Ok(())
 }

@@ -24,10 +24,10 @@ module RubyLLM
       # (Native::RUN_LIMITS, from +src/run/limits.rs+); +digest_bytes+ follows
       # +save_bytes+ and the timeout is an argument of its own.
       NATIVE_LIMITS = (Native::RUN_LIMITS.keys - %i[timeout digest_bytes]).freeze
-      # Limits of each run, overridable with +limits:+: the core's, and the four that
-      # are the Ruby side's (what a run may save back, and copy mode's folder).
+      # Limits of each run, overridable with +limits:+: the core's, and the three that
+      # are the Ruby side's (the bytes a run may save back, and copy mode's folder).
       DEFAULT_LIMITS = Native::RUN_LIMITS.slice(*NATIVE_LIMITS).merge(
-        save_bytes: 256 << 20, save_files: 10_000, folder_bytes: 1 << 30, folder_files: 100_000
+        save_bytes: 256 << 20, folder_bytes: 1 << 30, folder_files: 100_000
       ).freeze
 
       attr_reader :store, :languages, :timeout, :mounts, :packages

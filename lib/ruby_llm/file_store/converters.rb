@@ -45,7 +45,7 @@ module RubyLLM
         upload = attachment(bytes, filename: file.filename)
         text = convert(upload, config:, content_type: file.content_type)
         store.cache_text(file, text) if text && (version.nil? || version == file.digest)
-        [text, version || Reads.size_and_time(file.byte_size, file.updated_at)]
+        [text, version || Reads.large_version(file)]
       end
 
       # Runs the block, which converts +file+ of +store+ and returns [text, version],

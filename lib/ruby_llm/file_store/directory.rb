@@ -76,12 +76,12 @@ module RubyLLM
 
       def read_lines(path, offset:, limit:, max_chars:) # :nodoc:
         slice = native(path) { |name| @native.read_lines(name, offset:, limit:, max_chars:) }
-        [slice, read_version(slice.digest, slice.size, slice.mtime)]
+        [slice, read_version(slice.digest, slice.size, slice.mtime, slice.stamp)]
       end
 
       def read_chars(path, offset:, limit:) # :nodoc:
         slice = native(path) { |name| @native.read_chars(name, offset:, limit:) }
-        [slice, read_version(slice.digest, slice.size, slice.mtime)]
+        [slice, read_version(slice.digest, slice.size, slice.mtime, slice.stamp)]
       end
 
       def head(path, bytes) # :nodoc:
@@ -150,9 +150,10 @@ module RubyLLM
       end
 
       # The version a native read showed, as Reads keeps it: the digest of the
-      # bytes read, or for a large file the size and time of change of the file.
-      def read_version(digest, size, (seconds, nanoseconds))
-        Reads.version(size, Time.at(seconds, nanoseconds, :nsec)) { digest }
+      # bytes read, or for a large file the size, time of change and stamp the core
+      # took before it read.
+      def read_version(digest, size, (seconds, nanoseconds), stamp)
+        Reads.version(size, Time.at(seconds, nanoseconds, :nsec), stamp) { digest }
       end
 
       def stored(entry)
@@ -186,6 +187,15 @@ module RubyLLM
           return @digest if defined?(@digest)
 
           @digest = @entry.digest || @native.digest_of(@entry)
+        end
+
+        # The ctime, device and inode, and the digest of the first and last 64 KB
+        # of this version of the file (see StoredFile#stamp); nil when the file has
+        # changed since.
+        def stamp
+          return @stamp if defined?(@stamp)
+
+          @stamp = @native.stamp_of(@entry)
         end
       end
     end

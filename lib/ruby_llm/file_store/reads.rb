@@ -9,8 +9,10 @@ module RubyLLM
     #
     # A version is the file's digest, so a read followed by an edit never fails
     # when nothing changed, whatever the clock says. A file larger than
-    # DIGEST_LIMIT is identified by its size and time of change instead, so that
-    # reading a few lines of a large file does not read all of it.
+    # DIGEST_LIMIT is identified by its size, its time of change and the stamp its
+    # store gives (StoredFile#stamp) instead, so that reading a few lines of a
+    # large file does not read all of it: the time alone can be set back by a
+    # program, or be the same for two writes where the clock counts whole seconds.
     class Reads
       # The largest file whose version is its digest: the core's rule, for every store.
       DIGEST_LIMIT = Native::DIGEST_LIMIT
@@ -55,22 +57,30 @@ module RubyLLM
         Digest::SHA256.hexdigest(bytes) if bytes.bytesize <= DIGEST_LIMIT
       end
 
-      # A version of a file past DIGEST_LIMIT.
-      def self.size_and_time(size, time)
-        [:size_and_time, size, time]
+      # A version of a file past DIGEST_LIMIT: its size, time and +stamp+ (see
+      # StoredFile#stamp).
+      def self.size_and_time(size, time, stamp = nil)
+        [:size_and_time, size, time, stamp]
       end
 
       # The version of a file of +size+ bytes changed at +time+: the digest the
       # block gives, asked only within DIGEST_LIMIT, else (or when it gives nil) the
-      # size and time.
-      def self.version(size, time)
+      # size, time and +stamp+.
+      def self.version(size, time, stamp = nil)
         digest = yield if size <= DIGEST_LIMIT
-        digest || size_and_time(size, time)
+        digest || size_and_time(size, time, stamp)
       end
 
-      # The version of +file+ as the store describes it now.
+      # The version of +file+ as the store describes it now. Its stamp, which a
+      # folder store reads from the file, is asked only past DIGEST_LIMIT.
       def self.version_of_file(file)
-        version(file.byte_size, file.updated_at) { file.digest }
+        digest = file.digest if file.byte_size <= DIGEST_LIMIT
+        digest || large_version(file)
+      end
+
+      # The version of +file+ as one past DIGEST_LIMIT: its size, time and stamp.
+      def self.large_version(file)
+        size_and_time(file.byte_size, file.updated_at, file.stamp)
       end
 
       # Notes that the model saw +file+ as it is, or, given the +version+ its read

@@ -182,6 +182,17 @@ RSpec.describe RubyLLM::FileStore::Directory, :native do
     expect(reopened['data'].content_type).to eq('text/plain')
   end
 
+  it 'drops a kept content type once another program rewrites the file in place' do
+    store.write('data', '{"a": 1}', content_type: 'application/json')
+    # The type stays with the inode, which a rewrite in place keeps.
+    File.open(File.join(root, 'data'), 'r+b') do |file|
+      file.truncate(0)
+      file.write('%PDF-1.4 a document now')
+    end
+    expect(store['data'].content_type).to eq('application/pdf')
+    expect(store.list.map(&:content_type)).to eq(['application/pdf'])
+  end
+
   it 'computes a listed file digest when asked' do
     store.write('a.txt', 'abc')
     expect(store.list.first.digest).to eq(Digest::SHA256.hexdigest('abc'))

@@ -47,7 +47,7 @@ RSpec.describe RubyLLM::FileStore::Native, :native do
     expect([slice.digest, slice.size, slice.mtime]).to eq([nil, nil, nil])
   end
 
-  it "gives a folder read's version: the digest up to DIGEST_LIMIT, then only the size and time" do
+  it "gives a folder read's version: the digest up to DIGEST_LIMIT, then the size, time and stamp" do
     store.write('small.txt', "one\ntwo\n")
     small = store.instance_variable_get(:@native).read_lines('small.txt', offset: 1, limit: 1, max_chars: 2000)
     expect(small.digest).to eq(Digest::SHA256.hexdigest("one\ntwo\n"))
@@ -58,6 +58,8 @@ RSpec.describe RubyLLM::FileStore::Native, :native do
     store.write('large.txt', "#{'x' * 99}\n" * ((native::DIGEST_LIMIT / 100) + 1))
     large, version = store.read_lines('large.txt', offset: 1, limit: 1, max_chars: 2000)
     expect(large.digest).to be_nil
+    expect([small.stamp, large.stamp]).to eq([nil, store['large.txt'].stamp])
+    expect(large.stamp).to match(/\A\d+\.\d{9} \h+:\d+ \h{64}\z/)
     expect(version).to eq(RubyLLM::FileStore::Reads.version_of_file(store['large.txt']))
     expect(version.first).to eq(:size_and_time)
     expect(RubyLLM::FileStore::Reads::DIGEST_LIMIT).to eq(native::DIGEST_LIMIT)

@@ -41,6 +41,12 @@ module RubyLLM
       scope :owned_by, ->(owner) { where(owner_key: key_for(owner)) }
       # Every column but the text, which can be long and is read only when asked for.
       scope :without_text, -> { select(column_names - ['text']) }
+      # Every column but the text, with the checksum Active Storage keeps on the row's
+      # blob as +blob_checksum+ (see #checksum), in the one query.
+      scope :listed, lambda {
+        left_joins(:file_blob).select(*(column_names - ['text']).map { |name| arel_table[name] },
+                                      ::ActiveStorage::Blob.arel_table[:checksum].as('blob_checksum'))
+      }
 
       # The owner_key of +owner+: "" for none, "User/42" for a User.
       def self.key_for(owner)
@@ -84,9 +90,20 @@ module RubyLLM
         save!(touch: false)
       end
 
-      # The row as the store hands it out.
+      # The row as the store hands it out. Its stamp is the blob's #checksum: past
+      # the digest limit a version is the size, updated_at and stamp (see
+      # RubyLLM::FileStore::Reads), and updated_at alone is the same for two writes
+      # within one tick of the column (a second, on a MySQL DATETIME without
+      # fractions) or when set back.
       def stored_file
-        StoredFile.new(path:, byte_size:, content_type:, digest:, updated_at:)
+        StoredFile.new(path:, byte_size:, content_type:, digest:, updated_at:, stamp: checksum)
+      end
+
+      # The checksum Active Storage keeps on the file's blob (an MD5, in Base64):
+      # read with the row by the +listed+ scope, or from the blob a write attached;
+      # else the blob is looked up.
+      def checksum
+        has_attribute?(:blob_checksum) ? self[:blob_checksum] : file_blob&.checksum
       end
 
       # Purges +blob+ unless an attachment still uses it: one statement deletes the

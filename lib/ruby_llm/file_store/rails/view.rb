@@ -21,14 +21,14 @@ module RubyLLM
 
         # The rows inside +folder+ (with its trailing slash), or all of them.
         def rows(folder = nil)
-          found = scope.without_text
+          found = scope.listed
           found = found.where(inside(folder)) if folder
           preferred(found.to_a.select { |row| folder.nil? || row.path.start_with?(folder) })
         end
 
         # The row at +path+, or nil. Some databases compare without case, so the exact
         # path is checked here too.
-        def row_at(path, from = scope.without_text)
+        def row_at(path, from = scope.listed)
           preferred(from.where(path:).to_a.select { |row| row.path == path }).first
         end
 
