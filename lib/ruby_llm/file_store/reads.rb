@@ -57,10 +57,13 @@ module RubyLLM
         Digest::SHA256.hexdigest(bytes) if bytes.bytesize <= DIGEST_LIMIT
       end
 
-      # A version of a file past DIGEST_LIMIT: its size, time and +stamp+ (see
-      # StoredFile#stamp).
+      # A version of a file past DIGEST_LIMIT: its size and +stamp+ (see
+      # StoredFile#stamp), or its size and time where the store gives no stamp. A stamp
+      # changes whenever the time does (a folder's ctime with the mtime, a blob's
+      # checksum with its bytes), and the time would not always agree with itself:
+      # Rails 7.1 and later touch a row again after its attachment changes.
       def self.size_and_time(size, time, stamp = nil)
-        [:size_and_time, size, time, stamp]
+        [:size_and_time, size, stamp ? nil : time, stamp]
       end
 
       # The version of a file of +size+ bytes changed at +time+: the digest the

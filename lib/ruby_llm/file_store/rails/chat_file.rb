@@ -79,6 +79,8 @@ module RubyLLM
         @uploaded_blob = blob if uploaded
         self.file = blob
         assign_attributes(content_type:, byte_size:, digest:, text: nil)
+        # A row read by the +listed+ scope carries its old blob's checksum.
+        self[:blob_checksum] = blob.checksum if has_attribute?(:blob_checksum)
         self
       end
 
@@ -101,9 +103,10 @@ module RubyLLM
 
       # The checksum Active Storage keeps on the file's blob (an MD5, in Base64):
       # read with the row by the +listed+ scope, or from the blob a write attached;
-      # else the blob is looked up.
+      # else the blob is looked up. Through the attachment, not +file_blob+: on Rails
+      # 7.1 and later that association still holds the blob replaced by a write.
       def checksum
-        has_attribute?(:blob_checksum) ? self[:blob_checksum] : file_blob&.checksum
+        has_attribute?(:blob_checksum) ? self[:blob_checksum] : file.attachment&.blob&.checksum
       end
 
       # Purges +blob+ unless an attachment still uses it: one statement deletes the
