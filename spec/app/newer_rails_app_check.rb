@@ -25,22 +25,8 @@ RSpec.describe 'a Rails 8.1 application on Ruby 3.3 using the precompiled gem th
 
   after(:context) { FileUtils.rm_rf(@base) if @base }
 
-  let(:library) do
-    File.join(@home, 'gems', "ruby_llm-file_store-#{GemBuilds.version}-x86_64-linux", 'lib/ruby_llm/file_store',
-              GemBuilds.minor, 'file_store_native.so')
-  end
-
-  it 'runs where cargo, rustc and libclang cannot be found' do
-    expect(WithoutRust.found_inside).to eq([])
-  end
-
-  it "is resolved by Bundler to the x86_64-linux gem and loads its Ruby #{RUBY_VERSION[/\A\d+\.\d+/]} library" do
-    expect(File.read(File.join(@app.dir, 'Gemfile.lock')))
-      .to include("ruby_llm-file_store (#{GemBuilds.version}-x86_64-linux)")
-    expect(Dir.glob('**/*', base: File.join(@home, 'extensions'))).to eq([])
-    loaded = @app.run!('bin/rails', 'runner', 'puts Rails.version, $LOADED_FEATURES.grep(/file_store_native/)')
-    expect(loaded.lines.map(&:chomp).last(2)).to match([start_with('8.1.'), library])
-  end
+  it_behaves_like 'an application on the precompiled gem',
+                  ['bin/rails', 'runner', 'puts $LOADED_FEATURES.grep(/file_store_native/)']
 
   it 'migrates the tables of ruby_llm and of the gem' do
     expect(@migrated).to include('CreateChats: migrated', 'CreateRubyLlmChatFiles: migrated')

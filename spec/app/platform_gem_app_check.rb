@@ -23,20 +23,8 @@ RSpec.describe 'a Rails application using the precompiled gem through Bundler, w
 
   let(:installed) { File.join(@home, 'gems', "ruby_llm-file_store-#{GemBuilds.version}-x86_64-linux") }
 
-  it 'runs in a machine without cargo, rustc or libclang' do
-    expect(WithoutRust.found_inside).to eq([])
-  end
-
-  it 'is resolved by Bundler to the x86_64-linux gem, installed with its library and nothing compiled' do
-    expect(File.read(File.join(@app.dir, 'Gemfile.lock')))
-      .to include("ruby_llm-file_store (#{GemBuilds.version}-x86_64-linux)")
-    expect(Dir.glob('**/*.so', base: installed).sort)
-      .to eq(GemBuilds.minors.map { |minor| "lib/ruby_llm/file_store/#{minor}/file_store_native.so" })
-    expect(Dir.glob('**/*', base: File.join(@home, 'extensions'))).to eq([])
-    expect(@app.run!('bundle', 'exec', 'ruby', '-e', 'require "ruby_llm/file_store"; ' \
-                                                     'puts $LOADED_FEATURES.grep(/file_store_native/)'))
-      .to end_with("#{installed}/lib/ruby_llm/file_store/#{GemBuilds.minor}/file_store_native.so\n")
-  end
+  it_behaves_like 'an application on the precompiled gem',
+                  ['bundle', 'exec', 'ruby', '-e', 'require "ruby_llm/file_store"; puts $LOADED_FEATURES.grep(/file_store_native/)']
 
   it "keeps a chat's files in Active Storage, and a folder store searches and converts, through bin/rails runner" do
     exercise = JSON.parse(@app.run!('bin/rails', 'runner', 'script.rb').lines.last)

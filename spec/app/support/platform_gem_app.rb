@@ -35,3 +35,24 @@ class PlatformGemApp < RailsApp
     FileUtils.cp(GemBuilds.gems.values_at(:platform, :source), File.join(dir, 'vendor/cache'))
   end
 end
+
+# What an application on the precompiled gem shows: no Rust to be found, Bundler's pick
+# of the x86_64-linux gem with a library for each Ruby and nothing compiled, and
+# +load_command+ (run in the application, printing $LOADED_FEATURES' library last)
+# loading this Ruby's. The group sets @app and @home.
+RSpec.shared_examples 'an application on the precompiled gem' do |load_command|
+  it 'runs where cargo, rustc and libclang cannot be found' do
+    expect(WithoutRust.found_inside).to eq([])
+  end
+
+  it "is resolved by Bundler to the x86_64-linux gem, nothing compiled, and loads Ruby #{GemBuilds.minor}'s library" do
+    installed = File.join(@home, 'gems', "ruby_llm-file_store-#{GemBuilds.version}-x86_64-linux")
+    expect(File.read(File.join(@app.dir, 'Gemfile.lock')))
+      .to include("ruby_llm-file_store (#{GemBuilds.version}-x86_64-linux)")
+    expect(Dir.glob('**/*.so', base: installed).sort)
+      .to eq(GemBuilds.minors.map { |minor| "lib/ruby_llm/file_store/#{minor}/file_store_native.so" })
+    expect(Dir.glob('**/*', base: File.join(@home, 'extensions'))).to eq([])
+    expect(@app.run!(*load_command).lines.last)
+      .to eq("#{installed}/lib/ruby_llm/file_store/#{GemBuilds.minor}/file_store_native.so\n")
+  end
+end
