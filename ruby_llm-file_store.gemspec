@@ -20,7 +20,7 @@ Gem::Specification.new do |spec|
   # makes the precompiled platform gem from this one: no ext/, no Rust, a library per
   # Ruby version in lib/ruby_llm/file_store/<minor>/ and the convert worker beside them.
   spec.files = Dir['lib/**/*.rb', 'lib/**/*.rake', 'lib/generators/**/*.{tt,erb}',
-                   'ext/ruby_llm_file_store/{*.rb,Cargo.toml,src/**/*.rs}', 'src/**/*.rs',
+                   'ext/ruby_llm_file_store/{*.rb,Cargo.toml,src/**/*.rs}',
                    'crates/*/{Cargo.toml,src/**/*.rs}',
                    'Cargo.toml', 'Cargo.lock', 'README.md', 'CHANGELOG.md', 'LICENSE']
                .reject { |path| path.end_with?('/tests.rs', '_tests.rs') }

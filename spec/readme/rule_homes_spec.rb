@@ -7,7 +7,7 @@
 # the rules moved into the core, that the Ruby layer does not state them again.
 module RuleHomes
   ROOT = File.expand_path('../..', __dir__)
-  FILES = Dir.glob('{src,crates/*/src,ext/ruby_llm_file_store/src,lib}/**/*.{rs,rb}', base: ROOT).freeze
+  FILES = Dir.glob('{crates/*/src,ext/ruby_llm_file_store/src,lib}/**/*.{rs,rb}', base: ROOT).freeze
 
   module_function
 

@@ -28,7 +28,7 @@
 //! that one's module (an EPUB's pages are read by `html`). [`wire`] and
 //! [`worker`] sit above the dispatcher. What two modules share moves down into a module both
 //! use (`office/parts.rs`, `pdf/content.rs`, `common/`), never into one of
-//! them; `tests/layers.rs` fails on any circle.
+//! them; `crates/base/tests/layers.rs` fails on any circle.
 //!
 //! # Adding a converter
 //!

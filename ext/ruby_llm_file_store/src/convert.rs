@@ -12,10 +12,10 @@ use magnus::{
     Value,
 };
 
-use file_store_core::convert::Kind;
-use file_store_core::run::{Limits, Outcome};
-use file_store_core::search::tree::{Given, Plan, Step};
-use file_store_core::search::{self, SearchInput, SearchOptions, SearchOutput, Source};
+use file_store_documents::Kind;
+use file_store_sandbox::{Limits, Outcome};
+use file_store_search::tree::{Given, Plan, Step};
+use file_store_search::{self as search, SearchInput, SearchOptions, SearchOutput, Source};
 
 use crate::named::named;
 use crate::snapshot::Snapshot;

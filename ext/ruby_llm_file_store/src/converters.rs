@@ -11,8 +11,8 @@ use std::path::PathBuf;
 
 use magnus::{function, prelude::*, Error, RArray, RHash, RModule, RString, Ruby, Value};
 
-use file_store_core::convert::{pool, Kind, Refusal};
-use file_store_core::search::tree::{self, Reading};
+use file_store_documents::{pool, Kind, Refusal};
+use file_store_search::tree::{self, Reading};
 
 use crate::convert::{self, owned_bytes};
 use crate::errors;

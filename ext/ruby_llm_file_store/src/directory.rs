@@ -10,10 +10,10 @@ use magnus::{
     function, method, prelude::*, Error, RArray, RClass, RHash, RModule, RString, Ruby, Value,
 };
 
-use file_store_core::dir::Root;
-use file_store_core::search::{self, Source};
-use file_store_core::version::read_versioned;
-use file_store_core::{cancel, text, Error as CoreError};
+use file_store_base::version::read_versioned;
+use file_store_base::{cancel, text, Error as CoreError};
+use file_store_folder::Root;
+use file_store_search::{self as search, Source};
 
 use crate::convert::{self, owned_bytes, StorePath};
 use crate::entry::Entry;
@@ -39,7 +39,7 @@ pub struct Directory {
 /// stopped without raising (a signal trap that returns) runs again.
 fn off_gvl<T: Send>(
     ruby: &Ruby,
-    work: impl Fn() -> file_store_core::Result<T> + Sync,
+    work: impl Fn() -> file_store_base::Result<T> + Sync,
 ) -> Result<T, Error> {
     nogvl_retrying(ruby, work)?.map_err(|e| errors::map(ruby, e))
 }

@@ -7,9 +7,9 @@ use std::sync::Arc;
 use magnus::scan_args::get_kwargs;
 use magnus::{method, prelude::*, Error, RArray, RClass, RHash, Ruby, Value};
 
-use file_store_core::convert::{cache, Refusal};
-use file_store_core::search::tree;
-use file_store_core::version::{self, Version};
+use file_store_base::version::{self, Version};
+use file_store_documents::{cache, Refusal};
+use file_store_search::tree;
 
 use crate::convert::{self, StorePath};
 use crate::directory::Directory;

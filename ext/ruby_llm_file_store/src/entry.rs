@@ -2,7 +2,7 @@
 
 use magnus::{method, prelude::*, Error, RClass, RModule, RString, Ruby};
 
-use file_store_core::dir;
+use file_store_folder as dir;
 
 /// One file as a listing, a look-up or a write saw it.
 #[magnus::wrap(class = "RubyLLM::FileStore::Native::Entry", free_immediately, size)]

@@ -4,7 +4,7 @@
 use magnus::value::Lazy;
 use magnus::{exception, prelude::*, ExceptionClass, Ruby};
 
-use file_store_core::Error as CoreError;
+use file_store_base::Error as CoreError;
 
 /// The class named `name`, or StandardError if Ruby has none by that name (the
 /// Ruby layer defines them all before it loads the extension).

@@ -24,7 +24,9 @@ mod writer;
 
 use magnus::{prelude::*, Error, RModule, Ruby};
 
-use file_store_core::{run as running, search, text as texts, version};
+use file_store_base::{text as texts, version};
+use file_store_sandbox as running;
+use file_store_search as search;
 
 #[magnus::init(name = "file_store_native")]
 fn init(ruby: &Ruby) -> Result<(), Error> {

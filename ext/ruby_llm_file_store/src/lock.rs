@@ -4,7 +4,7 @@ use std::sync::Mutex;
 
 use magnus::{method, prelude::*, Error, RModule, Ruby};
 
-use file_store_core::dir::LockGuard;
+use file_store_folder::LockGuard;
 
 #[magnus::wrap(class = "RubyLLM::FileStore::Native::Lock", free_immediately, size)]
 pub struct Lock {

@@ -3,7 +3,7 @@
 //! effect while the work runs, not after it.
 //!
 //! Ruby interrupts a thread that is outside the GVL by calling its unblocking
-//! function. Ours sets the work's cancellation flag (`file_store_core::cancel`),
+//! function. Ours sets the work's cancellation flag (`file_store_base::cancel`),
 //! which the core checks in its long loops (searching, streaming reads, hashing,
 //! waiting for a lock). When the work returns, the pending interrupt is raised
 //! here as a Ruby exception, after every Rust value of the work has been dropped:
@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use magnus::{Error, Ruby};
 
-use file_store_core::cancel;
+use file_store_base::cancel;
 
 use crate::errors;
 
@@ -95,14 +95,14 @@ where
 /// Like `nogvl`, for work that may retry: core work stopped by an interrupt that
 /// raised nothing in Ruby (a signal whose trap returns) runs again, so the caller
 /// never sees `Cancelled` for an interrupt that was not meant to stop it.
-pub fn nogvl_retrying<F, T>(ruby: &Ruby, work: F) -> Result<file_store_core::Result<T>, Error>
+pub fn nogvl_retrying<F, T>(ruby: &Ruby, work: F) -> Result<file_store_base::Result<T>, Error>
 where
-    F: Fn() -> file_store_core::Result<T> + Sync,
+    F: Fn() -> file_store_base::Result<T> + Sync,
     T: Send,
 {
     loop {
         match nogvl(ruby, &work)? {
-            Err(file_store_core::Error::Cancelled) => continue,
+            Err(file_store_base::Error::Cancelled) => continue,
             done => return Ok(done),
         }
     }

@@ -2,7 +2,7 @@
 
 use magnus::{function, Error, RHash, RModule, RString, Ruby, Value};
 
-use file_store_core::{content_type, path, spill as spilling, text};
+use file_store_base::{content_type, path, spill as spilling, text};
 
 use crate::named::named;
 
@@ -27,7 +27,7 @@ fn normalize(ruby: &Ruby, name: RString) -> Result<Option<String>, Error> {
     };
     match path::normalize(&text) {
         Ok(normal) => Ok(Some(normal)),
-        Err(e @ file_store_core::Error::PathTooLong(_)) => Err(crate::errors::map(ruby, e)),
+        Err(e @ file_store_base::Error::PathTooLong(_)) => Err(crate::errors::map(ruby, e)),
         Err(_) => Ok(None),
     }
 }

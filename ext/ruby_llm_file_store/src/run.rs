@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use magnus::scan_args::get_kwargs;
 use magnus::{function, Error, RHash, RModule, Ruby, Value};
 
-use file_store_core::run::{self, folder, mounts, Spec};
+use file_store_sandbox::{self as run, folder, mounts, Spec};
 
 use crate::{convert, errors, nogvl::nogvl};
 

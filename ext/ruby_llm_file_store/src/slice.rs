@@ -3,8 +3,8 @@
 
 use magnus::{method, prelude::*, Error, RModule, Ruby};
 
-use file_store_core::text::Shown;
-use file_store_core::version::Version;
+use file_store_base::text::Shown;
+use file_store_base::version::Version;
 
 /// A window of lines or characters, its trailer, and what the read saw.
 #[magnus::wrap(class = "RubyLLM::FileStore::Native::Slice", free_immediately, size)]

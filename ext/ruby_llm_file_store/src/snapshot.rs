@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use magnus::{function, method, prelude::*, Error, RHash, RModule, Ruby};
 
-use file_store_core::snapshot;
+use file_store_sandbox::snapshot;
 
 use crate::{errors, named::named, nogvl::nogvl};
 
@@ -50,7 +50,7 @@ impl Snapshot {
     /// many were removed.
     fn remove_entries(ruby: &Ruby, dir: String, paths: Vec<String>) -> Result<usize, Error> {
         let dir = PathBuf::from(dir);
-        let removed = nogvl(ruby, move || -> file_store_core::Result<usize> {
+        let removed = nogvl(ruby, move || -> file_store_base::Result<usize> {
             let mut removed = 0;
             for path in &paths {
                 removed += usize::from(snapshot::remove_entry(&dir, path)?);

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use magnus::scan_args::get_kwargs;
 use magnus::{function, prelude::*, Error, RArray, RHash, RModule, RString, Ruby, Value};
 
-use file_store_core::cancel::{self, Reader};
-use file_store_core::edit::{self, Edited};
-use file_store_core::search::{self, Source};
-use file_store_core::text;
+use file_store_base::cancel::{self, Reader};
+use file_store_base::edit::{self, Edited};
+use file_store_base::text;
+use file_store_search::{self as search, Source};
 
 use crate::convert::{self, owned_bytes};
 use crate::errors;
@@ -118,5 +118,5 @@ fn cut_reason(text: RString) -> Option<String> {
     let bytes = unsafe { text.as_slice() };
     let tail = &bytes[bytes.len().saturating_sub(1024)..];
     let tail = String::from_utf8_lossy(tail);
-    file_store_core::convert::cut_reason(&tail).map(String::from)
+    file_store_documents::cut_reason(&tail).map(String::from)
 }

@@ -4,7 +4,7 @@ use std::sync::Mutex;
 
 use magnus::{method, prelude::*, Error, RModule, RString, Ruby};
 
-use file_store_core::dir::AtomicWriter;
+use file_store_folder::AtomicWriter;
 
 use crate::convert::owned_bytes;
 use crate::entry::Entry;
@@ -60,8 +60,8 @@ impl Writer {
     }
 }
 
-fn finished() -> file_store_core::Error {
-    file_store_core::Error::InvalidArgument("the write is already finished".to_string())
+fn finished() -> file_store_base::Error {
+    file_store_base::Error::InvalidArgument("the write is already finished".to_string())
 }
 
 pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {

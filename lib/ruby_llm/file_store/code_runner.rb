@@ -21,7 +21,7 @@ module RubyLLM
       LANGUAGES = %w[python ruby shell].freeze
 
       # The limits the native runner takes, whose defaults are the core's
-      # (Native::RUN_LIMITS, from +src/run/limits.rs+); +digest_bytes+ follows
+      # (Native::RUN_LIMITS, from +crates/sandbox/src/limits.rs+); +digest_bytes+ follows
       # +save_bytes+ and the timeout is an argument of its own.
       NATIVE_LIMITS = (Native::RUN_LIMITS.keys - %i[timeout digest_bytes]).freeze
       # Limits of each run, overridable with +limits:+: the core's, and the three that

@@ -1,0 +1,241 @@
+//! Converted texts kept in memory for the whole process, by file version, so a
+//! file is converted once however many searches and reads go through it.
+//!
+//! A version is the file's device, inode, size and times of change and of status
+//! change (to the nanosecond), read from the descriptor the bytes come through: a
+//! folder store replaces a file by renaming a new one over it (a new inode), and
+//! any write in place moves its times, so a changed file is never taken for the
+//! version converted. What the converters made of the bytes is kept with the
+//! SHA-256 of those bytes, which a read records as the version the model saw.
+//! The cache holds at most [`MAX_CACHED_BYTES`] of text and [`MAX_CACHED_FILES`]
+//! files, the least recently used dropped first. A text the budget cut, and a
+//! document that stopped its worker, are kept like any other answer: the budget
+//! counts work and CPU time, so the same version gets the same answer again, and
+//! a document that needs more than a worker may have is not sent again.
+//!
+//! Threads that want the same version at once wait on one conversion: the
+//! first converts, the others take its answer (or, when it gave up, try again).
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs::File;
+use std::io::Read;
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+
+use super::{pool, Kind, Refusal};
+use file_store_base::error::{Error, Result};
+
+/// The most text the cache holds, over all files.
+pub const MAX_CACHED_BYTES: usize = 256 * 1024 * 1024;
+
+/// The most files the cache holds conversions of.
+pub const MAX_CACHED_FILES: usize = 100_000;
+
+/// What a file's converters made of one version of it.
+#[derive(Debug)]
+pub struct Conversion {
+    /// The text, or why there is none.
+    pub text: std::result::Result<Arc<str>, Refusal>,
+    /// The SHA-256 of the bytes converted, in hex.
+    pub digest: String,
+    /// The size of the bytes converted.
+    pub size: u64,
+    /// Their time of change: seconds and nanoseconds since the epoch.
+    pub mtime: (i64, u32),
+}
+
+/// A version of a file, and the converters that read it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Key {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+    chain: Vec<Kind>,
+}
+
+#[derive(Default)]
+struct Cache {
+    entries: HashMap<Key, (Arc<Conversion>, u64)>,
+    by_use: BTreeMap<u64, Key>,
+    bytes: usize,
+    tick: u64,
+    limit_bytes: usize,
+    limit_files: usize,
+}
+
+fn cache() -> &'static Mutex<Cache> {
+    static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
+    CACHE.get_or_init(|| {
+        Mutex::new(Cache {
+            limit_bytes: MAX_CACHED_BYTES,
+            limit_files: MAX_CACHED_FILES,
+            ..Cache::default()
+        })
+    })
+}
+
+fn weight(conversion: &Conversion) -> usize {
+    conversion.text.as_ref().map_or(0, |text| text.len()) + 64
+}
+
+impl Cache {
+    fn get(&mut self, key: &Key) -> Option<Arc<Conversion>> {
+        self.tick += 1;
+        let tick = self.tick;
+        let (found, used) = self.entries.get_mut(key)?;
+        self.by_use.remove(used);
+        *used = tick;
+        self.by_use.insert(tick, key.clone());
+        Some(Arc::clone(found))
+    }
+
+    fn put(&mut self, key: Key, conversion: Arc<Conversion>) {
+        let size = weight(&conversion);
+        if size > self.limit_bytes {
+            return;
+        }
+        if let Some((old, used)) = self.entries.remove(&key) {
+            self.by_use.remove(&used);
+            self.bytes -= weight(&old);
+        }
+        while self.bytes + size > self.limit_bytes || self.entries.len() >= self.limit_files {
+            let Some((_, oldest)) = self.by_use.pop_first() else {
+                break;
+            };
+            if let Some((old, _)) = self.entries.remove(&oldest) {
+                self.bytes -= weight(&old);
+            }
+        }
+        self.tick += 1;
+        self.by_use.insert(self.tick, key.clone());
+        self.entries.insert(key, (conversion, self.tick));
+        self.bytes += size;
+    }
+}
+
+/// What `chain` makes of the file open as `file` (shown as `path` in errors): from
+/// the cache when this version was converted before, else read, converted and kept.
+pub fn converted(file: &File, path: &str, chain: &[Kind]) -> Result<Arc<Conversion>> {
+    let stat = rustix::fs::fstat(file).map_err(|e| Error::io(path, e))?;
+    let key = Key {
+        dev: stat.st_dev as u64,
+        ino: stat.st_ino as u64,
+        size: stat.st_size as u64,
+        mtime: (stat.st_mtime as i64, stat.st_mtime_nsec as i64),
+        ctime: (stat.st_ctime as i64, stat.st_ctime_nsec as i64),
+        chain: chain.to_vec(),
+    };
+    loop {
+        if let Some(found) = lock().get(&key) {
+            return Ok(found);
+        }
+        match Flight::join(&key) {
+            Joined::Leader(flight) => {
+                let conversion = convert(file, path, &key);
+                flight.land(&key, conversion.as_ref().ok());
+                return conversion;
+            }
+            Joined::Follower(flight) => {
+                if let Some(found) = flight.wait()? {
+                    return Ok(found);
+                }
+            }
+        }
+    }
+}
+
+/// Reads the file, converts it in a worker and keeps the answer as `key`'s.
+fn convert(file: &File, path: &str, key: &Key) -> Result<Arc<Conversion>> {
+    let mut bytes = Vec::with_capacity(key.size as usize);
+    file_store_base::cancel::Reader::new(file)
+        .read_to_end(&mut bytes)
+        .map_err(|e| file_store_base::cancel::from_io(path, e))?;
+    let text = pool::convert(&key.chain, &bytes)?;
+    let conversion = Arc::new(Conversion {
+        text: text.map(Arc::from),
+        digest: hex::encode(Sha256::digest(&bytes)),
+        size: bytes.len() as u64,
+        mtime: (key.mtime.0, key.mtime.1 as u32),
+    });
+    // Bytes that are not the version measured (the file grew or shrank while it
+    // was read) are converted for this read but not kept as that version.
+    if conversion.size == key.size {
+        lock().put(key.clone(), Arc::clone(&conversion));
+    }
+    Ok(conversion)
+}
+
+/// One conversion under way, which other threads wanting the same version wait on.
+struct Flight {
+    landed: Mutex<Option<Option<Arc<Conversion>>>>,
+    ready: Condvar,
+}
+
+enum Joined {
+    Leader(Arc<Flight>),
+    Follower(Arc<Flight>),
+}
+
+fn flights() -> std::sync::MutexGuard<'static, HashMap<Key, Arc<Flight>>> {
+    static FLIGHTS: OnceLock<Mutex<HashMap<Key, Arc<Flight>>>> = OnceLock::new();
+    FLIGHTS
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+}
+
+impl Flight {
+    fn join(key: &Key) -> Joined {
+        let mut flights = flights();
+        if let Some(flight) = flights.get(key) {
+            return Joined::Follower(Arc::clone(flight));
+        }
+        let flight = Arc::new(Flight {
+            landed: Mutex::new(None),
+            ready: Condvar::new(),
+        });
+        flights.insert(key.clone(), Arc::clone(&flight));
+        Joined::Leader(flight)
+    }
+
+    /// Ends the flight with the leader's answer (`None`: it gave up or failed).
+    fn land(&self, key: &Key, conversion: Option<&Arc<Conversion>>) {
+        flights().remove(key);
+        *self.landed.lock().unwrap_or_else(|e| e.into_inner()) = Some(conversion.cloned());
+        self.ready.notify_all();
+    }
+
+    /// The leader's answer, or `None` when it had none; stops when this
+    /// thread's caller gives up.
+    fn wait(&self) -> Result<Option<Arc<Conversion>>> {
+        let mut landed = self.landed.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(answer) = landed.as_ref() {
+                return Ok(answer.clone());
+            }
+            file_store_base::cancel::check()?;
+            landed = self
+                .ready
+                .wait_timeout(landed, Duration::from_millis(10))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+}
+
+fn lock() -> std::sync::MutexGuard<'static, Cache> {
+    cache().lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// How many files' conversions the cache holds, and how many bytes of text.
+pub fn usage() -> (usize, usize) {
+    let cache = lock();
+    (cache.entries.len(), cache.bytes)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,485 @@
+//! The code runner: one command, in one folder, under bubblewrap, with limits.
+//!
+//! A run gets no network, a read-only view of the system, only its folder writable,
+//! its own PID namespace, a seccomp filter, an unprivileged host uid even for a root
+//! app, limits on CPU, memory, file size and processes, and a wall-clock timeout
+//! that kills every process it started. Its output is captured up to a cap, and the
+//! folder is looked at before and after (`crate::snapshot`) and repaired after
+//! (`owner`). tokio drives the child: the wait, the timeout and both pipes at once.
+
+mod cgroup;
+pub mod folder;
+mod limits;
+mod marks;
+pub mod mounts;
+mod output;
+mod owner;
+pub mod private;
+mod raw;
+mod reserve;
+mod sandbox;
+mod seccomp;
+pub mod snapshot;
+mod spec;
+mod tmp;
+
+use std::os::fd::AsFd;
+use std::os::unix::process::ExitStatusExt;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use crate::snapshot::{Digests, Snapshot};
+use file_store_base::error::{Error, Result};
+use file_store_base::tree::{Gaps, MAX_DEPTH};
+
+pub use limits::Limits;
+pub use sandbox::RUN_UID;
+pub use spec::Spec;
+
+/// Why bubblewrap cannot run here, or `None` when it can: runs `true` inside it,
+/// in a folder of its own, as a run would.
+pub fn sandbox_problem() -> Option<String> {
+    let dir = match check_folder() {
+        Ok(dir) => dir,
+        Err(e) => return Some(format!("cannot make a folder to try bubblewrap in: {e}")),
+    };
+    let spec = Spec {
+        argv: vec!["true".to_string()],
+        dir: dir.clone(),
+        read_only: Vec::new(),
+        sandbox: true,
+        limits: Default::default(),
+    };
+    let outcome = run(&spec);
+    let _ = std::fs::remove_dir(&dir);
+    match outcome {
+        Err(Error::Sandbox(message)) if message.contains("not installed") => {
+            Some(sandbox::NOT_INSTALLED.to_string())
+        }
+        Err(e) => Some(format!("bubblewrap (bwrap) cannot start: {e}")),
+        Ok(out) if out.exit_code == Some(0) => None,
+        Ok(out) => Some(format!(
+            "bubblewrap (bwrap) cannot make a sandbox here: {}",
+            out.stderr.trim()
+        )),
+    }
+}
+
+/// A new folder of a name no one could take first (`mkdtemp`), in the temporary
+/// folder, where another user of the host may make names of their own.
+fn check_folder() -> std::io::Result<std::path::PathBuf> {
+    use std::os::unix::ffi::OsStringExt;
+    let mut template = std::env::temp_dir()
+        .join("ruby_llm_check_XXXXXX")
+        .into_os_string()
+        .into_vec();
+    template.push(0);
+    // SAFETY: a NUL-terminated buffer of ours, which mkdtemp fills in place.
+    if unsafe { libc::mkdtemp(template.as_mut_ptr().cast()) }.is_null() {
+        return Err(std::io::Error::last_os_error());
+    }
+    template.pop();
+    Ok(std::path::PathBuf::from(std::ffi::OsString::from_vec(
+        template,
+    )))
+}
+
+/// How a run ended and what it printed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// The exit code, when the process exited rather than being killed.
+    pub exit_code: Option<i32>,
+    /// The signal that ended it, when one did.
+    pub signal: Option<i32>,
+    /// Whether the wall-clock timeout ended it.
+    pub timed_out: bool,
+    /// Standard output, up to the cap (invalid UTF-8 replaced).
+    pub stdout: String,
+    /// Standard error, up to the cap.
+    pub stderr: String,
+    /// How many bytes the run wrote to standard output in all.
+    pub stdout_bytes: u64,
+    /// How many bytes it wrote to standard error in all.
+    pub stderr_bytes: u64,
+    /// Wall-clock time from spawn to exit.
+    pub elapsed: Duration,
+    /// Whether a process-count limit was enforced by the kernel (a pids cgroup,
+    /// or RLIMIT_NPROC for a user other than root).
+    pub processes_limited: bool,
+    /// Whether the run's memory as a whole (its processes and its /tmp) was held to
+    /// `memory_bytes` by a memory cgroup; without one, only per process (RLIMIT_AS).
+    pub memory_limited: bool,
+    /// Whether the run as a whole was held to `cpu_percent` by a cpu cgroup;
+    /// without one, each process to `cpu_seconds` (RLIMIT_CPU).
+    pub cpu_limited: bool,
+    /// The host uid the run's processes had.
+    pub uid: u32,
+    /// The folder's files just before the run.
+    pub before: Snapshot,
+    /// Its files just after, once repaired.
+    pub after: Snapshot,
+    /// What the looks at the folder could not see, for the model.
+    pub notes: Vec<String>,
+}
+
+/// The command line that runs `code` in `language` ("python", "ruby" or "shell"),
+/// with `interpreter` in place of the usual program when given.
+pub fn command(language: &str, interpreter: Option<&str>, code: &str) -> Result<Vec<String>> {
+    let (program, flag) = match language {
+        "python" => ("python3", "-c"),
+        "ruby" => ("ruby", "-e"),
+        "shell" => ("sh", "-c"),
+        other => {
+            return Err(Error::InvalidArgument(format!(
+                "{other:?} is not a language the runner knows: use python, ruby or shell"
+            )))
+        }
+    };
+    Ok(vec![
+        interpreter.unwrap_or(program).to_string(),
+        flag.to_string(),
+        code.to_string(),
+    ])
+}
+
+/// Runs `spec` to the end, or until its timeout, and returns what happened. The
+/// timeout counts from this call: what comes before the run (giving a root
+/// app's folder back after a killed app, lending it, looking at it) comes out
+/// of the run's time.
+pub fn run(spec: &Spec) -> Result<Outcome> {
+    let called = Instant::now();
+    if spec.argv.is_empty() {
+        return Err(Error::InvalidArgument("the command is empty".to_string()));
+    }
+    let private = private::private_for(&spec.dir);
+    let folder = match &private {
+        Some(tmpfs) => owner::Folder::from_fd(tmpfs.root(), &spec.dir)?,
+        None => owner::Folder::open(&spec.dir)?,
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Sandbox(format!("cannot start the runner: {e}")))?;
+    runtime.block_on(run_async(spec, folder, private, called))
+}
+
+/// Takes a snapshot of `folder` with the digests `digests` asks for, noting what
+/// it could not see.
+fn look(folder: &owner::Folder, digests: Digests<'_>, notes: &mut Vec<String>) -> Snapshot {
+    match crate::snapshot::take_fd(folder.fd.as_fd(), digests) {
+        Ok((snapshot, gaps)) => {
+            note_gaps(&gaps, notes);
+            snapshot
+        }
+        Err(e) => {
+            notes.push(format!(
+                "The run folder could not be read ({e}), so the files the run touched are not listed."
+            ));
+            Snapshot::new()
+        }
+    }
+}
+
+/// The look before a run, or `None` when the folder holds more names, or
+/// bytes of paths, than the app holds for a run (`Limits::folder_names`,
+/// `MAX_PATH_BYTES_HELD`): its looks keep every name in the app's memory.
+fn look_within(
+    folder: &owner::Folder,
+    digests: Digests<'_>,
+    limits: &Limits,
+    notes: &mut Vec<String>,
+) -> Option<Snapshot> {
+    let taken = crate::snapshot::take_within(
+        folder.fd.as_fd(),
+        digests,
+        limits.folder_names,
+        crate::snapshot::MAX_PATH_BYTES_HELD,
+    );
+    match taken {
+        Ok(Some((snapshot, gaps))) => {
+            note_gaps(&gaps, notes);
+            Some(snapshot)
+        }
+        Ok(None) => None,
+        Err(e) => {
+            notes.push(format!(
+                "The run folder could not be read ({e}), so the files the run touched are not listed."
+            ));
+            Some(Snapshot::new())
+        }
+    }
+}
+
+/// Why code does not run in a folder past `folder_names`.
+fn too_many(limits: &Limits) -> String {
+    format!(
+        "the folder holds more than {} files, folders and links (hidden ones included), or \
+         their paths more than {} MiB, which is more than a run may look at: remove some \
+         and run the code again",
+        limits.folder_names,
+        crate::snapshot::MAX_PATH_BYTES_HELD >> 20
+    )
+}
+
+fn note_gaps(gaps: &Gaps, notes: &mut Vec<String>) {
+    let mut add = |paths: Vec<&str>, why: &str| {
+        if let Some(first) = paths.first() {
+            let more = paths.len() - 1;
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            let note = format!(
+                "{why}: {}{more}; files there are not listed.",
+                shorten(first)
+            );
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+        }
+    };
+    add(
+        gaps.too_deep.iter().map(String::as_str).collect(),
+        &format!("Folders more than {MAX_DEPTH} levels down were not looked into"),
+    );
+    add(
+        gaps.unreadable.iter().map(|(p, _)| p.as_str()).collect(),
+        "Folders that could not be read",
+    );
+}
+
+/// The note on the folders too deep or too long that the repair removed.
+fn note_too_deep(removed: &[String], notes: &mut Vec<String>) {
+    if let Some(first) = removed.first() {
+        let more = match removed.len() - 1 {
+            0 => String::new(),
+            more => format!(" and {more} more"),
+        };
+        notes.push(format!(
+            "Folders {MAX_DEPTH} levels down, or with paths longer than the chat's files take \
+             ({} bytes), were removed with all in them, out of reach of every limit: {}{more}.",
+            file_store_base::path::MAX_PATH_BYTES,
+            shorten(first)
+        ));
+    }
+}
+
+/// A path for a note: a long one cut to its start and its count of levels.
+fn shorten(path: &str) -> String {
+    const SHOWN: usize = 60;
+    if path.len() <= SHOWN {
+        return format!("{path:?}");
+    }
+    let mut cut = SHOWN;
+    while !path.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{:?}… ({} levels)", &path[..cut], path.split('/').count())
+}
+
+async fn run_async(
+    spec: &Spec,
+    folder: owner::Folder,
+    private: Option<std::sync::Arc<private::PrivateTmpfs>>,
+    called: Instant,
+) -> Result<Outcome> {
+    let limits = spec.limits;
+    let mut notes = Vec::new();
+    let groups = cgroup::Groups::create(limits.processes, limits.memory_bytes, limits.cpu_percent);
+    // Its /tmp, in copy mode's namespaces or in new ones, which the run enters;
+    // where the kernel allows no such namespace, bubblewrap's own (a size only).
+    let run_tmp = if spec.sandbox {
+        let uid = sandbox::run_uid(true);
+        let gid = if uid == RUN_UID {
+            RUN_UID
+        } else {
+            rustix::process::getegid().as_raw()
+        };
+        tmp::RunTmp::make(private.as_deref(), limits.tmp_bytes, uid, gid).ok()
+    } else {
+        None
+    };
+    let entered = private.or_else(|| run_tmp.as_ref().and_then(tmp::RunTmp::namespaces));
+    let wrapped = if spec.sandbox {
+        let tmp = run_tmp.as_ref().map(tmp::RunTmp::path);
+        Some(sandbox::wrap(spec, groups.memory, tmp)?)
+    } else {
+        None
+    };
+    let argv = wrapped
+        .as_ref()
+        .map_or_else(|| spec.argv.clone(), |w| w.argv.clone());
+    let drop_to = wrapped.as_ref().and_then(|w| w.drop_to.clone());
+    let keep = wrapped.as_ref().map(|w| w.keep.clone()).unwrap_or_default();
+    let uid = sandbox::run_uid(spec.sandbox);
+    let looking = Instant::now();
+    // Taken back when this goes out of scope, also on an early return.
+    let lent = drop_to.as_ref().map(|to| folder.lend(to.uid, to.gid));
+    if let Some(lent) = &lent {
+        note_gaps(&lent.gaps, &mut notes);
+    }
+    // The store's own attributes, which the repair keeps only as they are now.
+    let kept = marks::Kept::record(folder.fd.as_fd());
+    let Some(before) = look_within(
+        &folder,
+        Digests::Budget(limits.digest_bytes),
+        &limits,
+        &mut notes,
+    ) else {
+        groups.remove().await;
+        return Err(Error::Sandbox(too_many(&limits)));
+    };
+    let reserve = reserve::Reserve::new(
+        folder.fd.as_fd(),
+        looking.elapsed(),
+        limits.save_files.min(limits.new_names),
+    );
+    let mut command = tokio::process::Command::new(&argv[0]);
+    command
+        .args(&argv[1..])
+        .current_dir(&spec.dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    if spec.sandbox {
+        sandbox::bwrap_env(&mut command);
+    } else {
+        sandbox::plain_env(&mut command);
+    }
+    let applied = limits::Applied::new(&limits, uid);
+    let attach = groups.attach_fds();
+    // SAFETY: the closure runs in the forked child before exec and only makes raw
+    // system calls (setrlimit, write, setns, chdir, close_range, keyctl, fcntl, and
+    // for a root app unshare, mount, mkdir, open, setgroups and setres[ug]id on
+    // strings made before the fork), which are async-signal-safe.
+    unsafe {
+        command.pre_exec(move || {
+            limits::apply(&applied)?;
+            for fd in &attach {
+                cgroup::join(*fd)?;
+            }
+            if let Some(tmpfs) = &entered {
+                tmpfs.enter()?;
+            }
+            limits::isolate(&keep)?;
+            if let Some(to) = &drop_to {
+                to.apply()?;
+            }
+            Ok(())
+        });
+    }
+    let started = Instant::now();
+    let mut child = command.spawn().map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            Error::Sandbox(format!("{} is not installed or not on PATH", argv[0]))
+        } else {
+            Error::Sandbox(format!("cannot start {}: {e}", argv[0]))
+        }
+    })?;
+    let group = child.id().map(|id| id as i32);
+    let stdout = output::capture(child.stdout.take(), limits.output_bytes);
+    let stderr = output::capture(child.stderr.take(), limits.output_bytes);
+
+    let deadline = called + limits.timeout;
+    let mut added = reserve::Used::default();
+    // The wait is cancel-safe: each look at the folder cuts it short and it
+    // starts again.
+    let (status, timed_out) = loop {
+        let stop = deadline
+            .checked_sub(reserve.needed(added))
+            .unwrap_or(called);
+        let wait = stop.saturating_duration_since(Instant::now()).min(POLL);
+        if let Ok(status) = tokio::time::timeout(wait, child.wait()).await {
+            break (status, false);
+        }
+        let last = std::mem::replace(&mut added, reserve.added(folder.fd.as_fd()));
+        // Stopped at this look when the next would come too late at this pace.
+        let next = reserve::Used {
+            names: added.names + added.names.saturating_sub(last.names),
+            blocks: added.blocks + added.blocks.saturating_sub(last.blocks),
+        };
+        let now = Instant::now();
+        if now + POLL + reserve.needed(next) >= deadline {
+            kill_all(group, &groups);
+            let early = deadline.saturating_duration_since(now);
+            if early >= NOTED_EARLY {
+                notes.push(stopped_early(early, added.names));
+            }
+            break (child.wait().await, true);
+        }
+    };
+    let elapsed = started.elapsed();
+    // Whatever the run left behind (a background child outside a sandbox) goes too.
+    kill_all(group, &groups);
+    let status = status.map_err(|e| Error::Sandbox(format!("lost the run: {e}")))?;
+    let (stdout, stdout_bytes) = stdout.finish().await;
+    let (stderr, stderr_bytes) = stderr.finish().await;
+    let processes_limited = groups.pids || uid != 0;
+    let memory_limited = groups.memory;
+    let cpu_limited = groups.cpu;
+    groups.remove().await;
+    drop(wrapped);
+    // Every process of the run is gone: nothing races the repair.
+    let repaired = folder.repair(&kept, &before, limits.new_names);
+    note_gaps(&repaired.gaps, &mut notes);
+    note_too_deep(&repaired.too_deep, &mut notes);
+    if repaired.over > 0 {
+        notes.push(format!(
+            "The run left more than {} new files, folders and links: {} more were removed, \
+             in the order the folders list them.",
+            limits.new_names, repaired.over
+        ));
+    }
+    let after = look(&folder, Digests::Touched(&before), &mut notes);
+    if let Some(lent) = lent {
+        note_gaps(&lent.take_back(), &mut notes);
+    }
+    Ok(Outcome {
+        exit_code: status.code(),
+        signal: status.signal(),
+        timed_out,
+        stdout,
+        stderr,
+        stdout_bytes,
+        stderr_bytes,
+        elapsed,
+        processes_limited,
+        memory_limited,
+        cpu_limited,
+        uid,
+        before,
+        after,
+        notes,
+    })
+}
+
+/// How often the app looks at what the run has added to its folder.
+const POLL: Duration = Duration::from_millis(50);
+/// A run stopped this much before its timeout, or more, gets a note saying why.
+const NOTED_EARLY: Duration = Duration::from_millis(500);
+
+/// The note on a run stopped `early` before its timeout, having added `added`
+/// names to the folder's file system.
+fn stopped_early(early: Duration, added: u64) -> String {
+    format!(
+        "The run was stopped {:.1} s before its timeout: the repair and the look at the folder \
+         after it, which grow with the files it holds and the {added} names the run added, and \
+         the removal of those past the limits, must fit in the timeout too.",
+        early.as_secs_f64()
+    )
+}
+
+/// Kills the run's process group and, where there is one, every process in its
+/// cgroup. Killing bubblewrap ends its PID namespace, and with it everything inside.
+fn kill_all(group: Option<i32>, groups: &cgroup::Groups) {
+    if let Some(group) = group.and_then(rustix::process::Pid::from_raw) {
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::Kill);
+    }
+    groups.kill_all();
+}
+
+#[cfg(test)]
+mod tests;
