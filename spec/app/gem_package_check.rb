@@ -14,7 +14,9 @@ require_relative 'support/without_rust'
 # hidden (WithoutRust), and the source gem, which runs extconf.rb and cargo as RubyGems
 # does. CARGO_TARGET_DIR points the source gem's build at the checkout's target/ so
 # only the local crates compile (the dependencies are the ones Cargo.lock names either
-# way); the Makefile keeps a target dir it was given.
+# way); the Makefile keeps a target dir it was given. It links through the checkout's
+# linker (.cargo/config.toml, which the gem does not carry): cargo keeps the linker in
+# each crate's fingerprint, and another would make the checkout's next build start over.
 RSpec.describe 'the installed gem' do
   include TmpDirHelper
 
@@ -149,7 +151,8 @@ RSpec.describe 'the installed gem' do
 
       home = File.join(tmp_dir, 'home')
       GemBuilds.ruby_llm_gem(tmp_dir)
-      terminal, status = on_a_terminal({ 'CARGO_TARGET_DIR' => File.join(root, 'target'), 'GEM_HOME' => home },
+      terminal, status = on_a_terminal({ 'CARGO_TARGET_DIR' => File.join(root, 'target'), 'GEM_HOME' => home,
+                                         **GemBuilds.checkout_linker },
                                        'gem', 'install', '--local', '--no-document', gem_file)
       expect(status).to be_success, terminal
       expect_progress_on(terminal)

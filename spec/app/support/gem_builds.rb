@@ -53,6 +53,16 @@ module GemBuilds
     RubyLLMFileStoreBuild::Toolchain::PRECOMPILED_RUBIES
   end
 
+  # The linker the checkout's cargo runs use (.cargo/config.toml), for a build outside
+  # it that shares its target/: {} where that file names none for this machine.
+  def checkout_linker
+    triple = "#{RbConfig::CONFIG['host_cpu']}-unknown-linux-gnu"
+    config = File.read(File.join(ROOT, '.cargo/config.toml'))
+    return {} unless RbConfig::CONFIG['host_os'].include?('linux') && config.include?("[target.#{triple}]")
+
+    { "CARGO_TARGET_#{triple.upcase.tr('-', '_')}_LINKER" => File.join(ROOT, 'ext/ruby_llm_file_store/linker') }
+  end
+
   # This Ruby's version, whose library the platform gem loads here.
   def minor
     RUBY_VERSION[/\A\d+\.\d+/]
