@@ -191,16 +191,25 @@ mod tests {
 
     #[test]
     fn counts_the_names_a_folder_gains_and_leaves_no_probe_behind() {
-        let dir = tempfile::tempdir().unwrap();
-        let fd = std::fs::File::open(dir.path()).unwrap();
-        let reserve = Reserve::new(fd.as_fd(), Duration::ZERO, 0);
-        assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
-        for i in 0..200 {
-            std::fs::create_dir(dir.path().join(format!("d{i}"))).unwrap();
+        // The counts are the file system's, and other processes of the host create and
+        // remove files on it meanwhile (a build beside the tests removed 61 names in
+        // one attempt): one attempt of five in a quieter moment must see the 200.
+        let mut seen = Vec::new();
+        for _ in 0..5 {
+            let dir = tempfile::tempdir().unwrap();
+            let fd = std::fs::File::open(dir.path()).unwrap();
+            let reserve = Reserve::new(fd.as_fd(), Duration::ZERO, 0);
+            assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
+            for i in 0..200 {
+                std::fs::create_dir(dir.path().join(format!("d{i}"))).unwrap();
+            }
+            let added = reserve.added(fd.as_fd());
+            if added.names >= 190 && added.blocks >= 190 {
+                return;
+            }
+            seen.push(added);
         }
-        // Other processes of the host write to the same file system meanwhile.
-        let added = reserve.added(fd.as_fd());
-        assert!(added.names >= 150 && added.blocks >= 150, "{added:?}");
+        panic!("200 folders made, counted as {seen:?}");
     }
 
     #[test]
