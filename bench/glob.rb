@@ -1,7 +1,7 @@
 # frozen_string_literal: true
 
 # glob_files's matching in Ruby (its {a,b} expansion, then File.fnmatch per path)
-# against the globset crate (bench/glob/, built here in release) on the same paths
+# against the globset crate (bench/support/glob_match.rs, built here) on the same paths
 # and patterns, in one table, with the ratio of globset's time to Ruby's. Run by hand
 # from the gem's folder after `rake compile`:
 #
@@ -19,13 +19,13 @@ require 'ruby_llm/file_store'
 require 'tmpdir'
 require 'open3'
 require 'fileutils'
+require_relative 'support/rust_bench'
 
 class GlobBench
   PATTERNS = ['*.md', '**/*.md', 'reports/2024-*.{csv,xlsx}', '{notes,reports}/**', 'notes/old/20[0-2][0-9].md',
               '**/{plan,2023}.md', 'projects/*/src/**/*.{rb,rs}'].freeze
   FOLDERS = %w[notes notes/old reports projects/alpha/src projects/beta/src/lib projects/gamma/docs].freeze
   EXTENSIONS = %w[md csv xlsx rb rs txt].freeze
-  TARGET = File.expand_path('../target/bench-glob', __dir__)
   ROW = '%<pattern>-28s %<matches>7s %<ruby>10s %<rust>14s %<ratio>8s %<call>12s %<share>8s'
 
   def initialize(count)
@@ -65,12 +65,10 @@ class GlobBench
   end
 
   def globset
-    manifest = File.expand_path('glob/Cargo.toml', __dir__)
-    system('cargo', 'build', '--release', '--quiet', '--manifest-path', manifest, '--target-dir', TARGET) ||
-      abort('cargo failed')
+    program = RustBench.build('glob_match', 'glob_match.rs', ['globset = "0.4"'])
     Dir.mktmpdir do |dir|
       File.write(list = File.join(dir, 'paths'), @paths.join("\n"))
-      output, status = Open3.capture2("#{TARGET}/release/glob_bench", list, *PATTERNS)
+      output, status = Open3.capture2(program, list, *PATTERNS)
       abort 'glob_bench failed' unless status.success?
       output.lines.to_h do |line|
         pattern, found, seconds = line.chomp.split("\t")

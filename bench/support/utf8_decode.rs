@@ -6,7 +6,7 @@
 //! and the core's whole `text::read_chars` for context. The best of five runs each.
 
 #[allow(dead_code)]
-#[path = "../../../src/text/utf8.rs"]
+#[path = "../../src/text/utf8.rs"]
 mod utf8;
 
 use std::io::{BufReader, Read};

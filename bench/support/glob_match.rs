@@ -1,4 +1,5 @@
-//! Reads a file of paths (one a line) and patterns (the arguments), and for each
+//! The globset side of bench/glob.rb, built by it (`support/rust_bench.rb`). Reads a
+//! file of paths (one a line) and patterns (the arguments), and for each
 //! pattern prints `pattern<TAB>matches<TAB>seconds`: the best of five runs of
 //! compiling it with globset as glob_files reads a glob (`*` and `?` within a
 //! folder name, `**` across folders, `{a,b}`, `[a-z]`, a backslash escaping) and
