@@ -54,6 +54,76 @@ pub fn hidden(path: &str) -> bool {
     path.split('/').any(|part| part.starts_with('.'))
 }
 
+/// How a store sees a name met in one of its folders: the one rule of what every
+/// walk of a store's folder shows, the listing and the search (`dir::walk`, which
+/// neither list nor enter anything but [`Seen::Listed`]) and a run's snapshot
+/// (`snapshot`, which keeps the rest apart), so what a run is said to have made is
+/// what a listing then shows, and what a listing shows is a path the store takes.
+/// Links and other entries that are not regular files or folders are each walk's own
+/// to leave out: a walk never follows a link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seen {
+    /// A name a store path holds, in a folder where its path is one the store takes.
+    Listed,
+    /// A hidden name (a leading dot): the store's own files, such as its writes'
+    /// temporary files and its lock, and what a person hides.
+    Hidden,
+    /// A name no store path holds: not UTF-8, with a control character or a
+    /// backslash (which [`normalize`] refuses, or reads as a `/`), or whose path
+    /// would be longer than [`MAX_PATH_BYTES`] or deeper than `tree::MAX_DEPTH`.
+    Unnamed,
+}
+
+/// How a store sees the name `name` in its folder `folder` (`""` for the top).
+pub fn seen(folder: &str, name: &[u8]) -> Seen {
+    let Ok(name) = std::str::from_utf8(name) else {
+        return Seen::Unnamed;
+    };
+    if name.starts_with('.') {
+        return Seen::Hidden;
+    }
+    let (bytes, parts) = match folder {
+        "" => (name.len(), 1),
+        _ => (folder.len() + 1 + name.len(), parts_of(folder) + 1),
+    };
+    let refused = name.chars().any(|c| (c as u32) < 0x20 || c == '\\');
+    if refused || bytes > MAX_PATH_BYTES || parts > crate::tree::MAX_DEPTH {
+        return Seen::Unnamed;
+    }
+    Seen::Listed
+}
+
+/// Whether a walk goes into the folder at `folder`, a path [`seen`] lists: only
+/// where a name in it can still be listed, one level and one byte further down.
+pub fn enters(folder: &str) -> bool {
+    folder.len() + 1 < MAX_PATH_BYTES && parts_of(folder) < crate::tree::MAX_DEPTH
+}
+
+/// How a store sees the path `path` (names joined with `/`) a walk met, `lossy`
+/// when a name on the way was not UTF-8 (and is shown with U+FFFD): unnamed then,
+/// else hidden when a name on the way is, else unnamed when one is, else listed.
+pub fn seen_path(path: &str, lossy: bool) -> Seen {
+    if lossy {
+        return Seen::Unnamed;
+    }
+    let mut seen_so_far = Seen::Listed;
+    let mut end: usize = 0;
+    for part in path.split('/') {
+        let folder = &path[..end.saturating_sub(1)];
+        match seen(folder, part.as_bytes()) {
+            Seen::Hidden => return Seen::Hidden,
+            Seen::Unnamed => seen_so_far = Seen::Unnamed,
+            Seen::Listed => {}
+        }
+        end += part.len() + 1;
+    }
+    seen_so_far
+}
+
+fn parts_of(folder: &str) -> usize {
+    memchr::memchr_iter(b'/', folder.as_bytes()).count() + 1
+}
+
 /// The `n`th name for a file called `name` (n >= 2): `report.pdf` becomes
 /// `report-2.pdf`, `archive.tar.gz` becomes `archive-2.tar.gz`, `README` `README-2`.
 pub fn numbered(name: &str, n: usize) -> String {

@@ -9,7 +9,7 @@ use rustix::io::Errno;
 use super::entry::{listed_type, Entry};
 use super::resolve::{open_beneath, Opened};
 use file_store_base::error::{Error, Result};
-use file_store_base::path;
+use file_store_base::path::{self, Seen};
 
 const DIR_FLAGS: OFlags = OFlags::RDONLY
     .union(OFlags::DIRECTORY)
@@ -213,7 +213,8 @@ fn stat_batch(batch: &mut Vec<Found>, entries: &mut Vec<Entry>, kept: bool) -> R
 /// opened afresh from `start` when its turn comes (one `openat2` that refuses
 /// links where Linux has it), so no ancestor stays open: a listing holds `start`,
 /// the folder being read and the folders `visit` keeps, whatever the tree's shape.
-/// A folder whose path is longer than a store path can be is not entered.
+/// What is left out, and which folders are entered, is [`path::seen`]'s and
+/// [`path::enters`]'s to say, as for every walk of a store's folder.
 pub(super) fn walk_files(
     start: BorrowedFd<'_>,
     base: &str,
@@ -262,8 +263,8 @@ pub(super) type Folder = (Arc<OwnedFd>, Vec<(String, FileType)>);
 
 /// Opens the folder `relative` to `start` (`""` for `start` itself), whose store
 /// path is `path`, and reads its regular files and the subfolders a walk enters,
-/// each with its type (a folder's whose path is longer than a store path can be
-/// is left out). `None` when it is gone, swapped for a link or a file since it
+/// each with its type: the names [`path::seen`] lists, and of their folders those
+/// [`path::enters`]. `None` when it is gone, swapped for a link or a file since it
 /// was listed, or, below `start`, not readable.
 pub(super) fn read_folder(
     start: BorrowedFd<'_>,
@@ -298,7 +299,7 @@ pub(super) fn read_folder(
             kind => kind,
         };
         let wanted = match kind {
-            FileType::Directory => join(path, &name).len() < path::MAX_PATH_BYTES,
+            FileType::Directory => path::enters(&join(path, &name)),
             FileType::RegularFile => true,
             _ => false,
         };
@@ -309,20 +310,20 @@ pub(super) fn read_folder(
     Ok(Some((Arc::new(dir_fd), kept)))
 }
 
-/// The names in the folder open on `dir` a store path can hold, with their types
-/// as the folder gives them.
+/// The names in the folder open on `dir`, whose store path is `prefix`, that the
+/// store lists ([`path::seen`]), with their types as the folder gives them.
 fn listed(dir: &OwnedFd, prefix: &str) -> Result<Vec<(String, FileType)>> {
     let shown = if prefix.is_empty() { "." } else { prefix };
     let mut names = Vec::new();
     for item in Dir::read_from(dir).map_err(|e| Error::io(shown, e))? {
         let item = item.map_err(|e| Error::io(shown, e))?;
-        let Ok(name) = item.file_name().to_str() else {
-            continue;
-        };
-        if name.starts_with('.') || name.chars().any(|c| (c as u32) < 0x20 || c == '\\') {
+        let name = item.file_name().to_bytes();
+        if path::seen(prefix, name) != Seen::Listed {
             continue;
         }
-        names.push((name.to_string(), item.file_type()));
+        if let Ok(name) = std::str::from_utf8(name) {
+            names.push((name.to_string(), item.file_type()));
+        }
     }
     Ok(names)
 }

@@ -109,3 +109,27 @@ proptest! {
         prop_assert!(found.windows(2).all(|pair| pair[0] < pair[1]));
     }
 }
+
+/// Bytes mixing whole characters of every width with stray bytes, so sequences are
+/// valid, cut short, or invalid.
+fn mixed_bytes() -> impl Strategy<Value = Vec<u8>> {
+    let piece = prop_oneof![
+        any::<char>().prop_map(|c| c.to_string().into_bytes()),
+        any::<u8>().prop_map(|b| vec![b]),
+    ];
+    proptest::collection::vec(piece, 0..60).prop_map(|pieces| pieces.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn read_chars_decodes_any_bytes_read_in_any_pieces_as_from_utf8_lossy(
+        bytes in mixed_bytes(),
+        buffer in 1usize..9,
+    ) {
+        let reader = std::io::BufReader::with_capacity(buffer, bytes.as_slice());
+        let got = file_store_base::text::read_chars(reader, 0, usize::MAX).unwrap();
+        prop_assert_eq!(got.text, String::from_utf8_lossy(&bytes).into_owned());
+    }
+}

@@ -10,8 +10,9 @@
 //! when its size or a time differs. Folders, links and other entries are kept
 //! too, without content, so what a run made of them can be counted. The walk
 //! (`file_store_base::tree`) holds only the descriptors of a folder's ancestors, never follows
-//! a link, and keeps hidden names apart: the store does not list them, but a run
-//! that leaves a file there is held to the same limits.
+//! a link, and keeps apart the names the store does not list (`path::seen`, the
+//! rule the store's own walks apply): hidden ones, and those no store path holds.
+//! A run that leaves a file there is held to the same limits.
 
 use std::os::fd::{AsFd, BorrowedFd};
 use std::path::Path;
@@ -19,6 +20,7 @@ use std::path::Path;
 use rustix::fs::{FileType, Mode};
 
 use file_store_base::error::{Error, Result};
+use file_store_base::path::{self, Seen};
 use file_store_base::tree::{self, Descend, Gaps, DIR_FLAGS};
 
 mod content;
@@ -37,8 +39,9 @@ pub struct Changes {
     pub changed: Vec<String>,
     /// Files that are gone.
     pub deleted: Vec<String>,
-    /// Created or changed files whose names are not UTF-8 (shown with U+FFFD), in
-    /// none of the other lists.
+    /// Created or changed files under a name no store path holds (`path::seen`):
+    /// not UTF-8 (shown with U+FFFD), refused, too long or too deep; in none of the
+    /// other lists.
     pub unnamed: Vec<String>,
     /// Created or changed files under a hidden name, in none of the other lists.
     pub hidden: Vec<String>,
@@ -101,13 +104,14 @@ pub fn take_within(
             let stat = item.stat;
             let file = FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile;
             let ns = |sec: i64, nsec: i64| sec as i128 * 1_000_000_000 + nsec as i128;
+            let seen = path::seen_path(item.path, item.unnamed);
             let mut stamp = Stamp {
                 file,
                 size: if file { stat.st_size as u64 } else { 0 },
                 mtime_ns: ns(stat.st_mtime as i64, stat.st_mtime_nsec as i64),
                 ctime_ns: ns(stat.st_ctime as i64, stat.st_ctime_nsec as i64),
-                unnamed: item.unnamed,
-                hidden: item.path.split('/').any(|name| name.starts_with('.')),
+                unnamed: seen == Seen::Unnamed,
+                hidden: seen == Seen::Hidden,
                 digest: None,
             };
             if file {

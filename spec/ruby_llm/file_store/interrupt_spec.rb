@@ -138,6 +138,8 @@ RSpec.describe 'Interrupting native calls', :large, :native do
   # an Err value: Error(Jump(Fatal))"), in 22 of 50 fresh runs of the kill of a
   # streamed write in directory_spec. Here that kill is the first thing each of 20
   # fresh processes does: each lives on, keeps the old file and leaves no temporary file.
+  # The store makes its writer with interrupts deferred, so this holds even with a
+  # binding that looks the class up late; the next example holds the binding itself.
   it 'lives on when the first streamed write of a process is killed as it starts' do
     lib = File.expand_path('../../../lib', __dir__)
     code = <<~RUBY
@@ -158,5 +160,35 @@ RSpec.describe 'Interrupting native calls', :large, :native do
       [output.lines.last, Process.last_status.exitstatus]
     end
     expect(outcomes.uniq).to eq([["old doc.txt\n", 0]])
+  end
+
+  # The binding on its own, with no deferral around it: a kill made pending while the
+  # first Native::Writer of a process is made off the GVL (the main thread holds the
+  # GVL until the work is done) lands as soon as Ruby code runs in that thread. When
+  # magnus looked the class up then, that was inside the binding, and it panicked in
+  # every process; looked up as the extension loads, the kill lands in Ruby.
+  it 'lives on when a kill is pending as the binding hands over its first writer' do
+    lib = File.expand_path('../../../lib', __dir__)
+    code = <<~RUBY
+      require 'ruby_llm/file_store'
+      native = RubyLLM::FileStore::Native::Directory.open(ARGV.fetch(0))
+      ready = Queue.new
+      writing = Thread.new do
+        ready << true
+        native.writer('doc.txt', nil)
+      end
+      ready.pop
+      started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      nil while Process.clock_gettime(Process::CLOCK_MONOTONIC) - started < 0.005
+      writing.kill.join
+      puts :lived
+    RUBY
+    outcomes = Array.new(10) do |i|
+      folder = File.join(tmp_dir, "binding#{i}")
+      FileUtils.mkdir_p(folder)
+      output = IO.popen([RbConfig.ruby, '-I', lib, '-e', code, folder, { err: %i[child out] }], &:read)
+      [output.lines.last, Process.last_status.exitstatus]
+    end
+    expect(outcomes.uniq).to eq([["lived\n", 0]])
   end
 end

@@ -1,101 +1,57 @@
-//! Lossy UTF-8 decoding of a stream, in pieces of any size, and the buffered
-//! reads the line and character windows share.
+//! Lossy UTF-8 decoding of a stream, in pieces of any size (encoding_rs's decoder),
+//! and the buffered reads the line and character windows share.
 
 use std::io::{self, BufRead};
 
+use encoding_rs::{CoderResult, Decoder, UTF_8};
+
+/// The most bytes of text one call of the decoder writes before they are handed on.
+const PIECE: usize = 8 * 1024;
+
 /// An incremental, lossy UTF-8 decoder: bytes go in, in pieces of any size, and
 /// `&str` pieces come out. Each maximal invalid subsequence becomes one U+FFFD,
-/// exactly as [`String::from_utf8_lossy`] does on the whole input.
-#[derive(Default)]
+/// exactly as [`String::from_utf8_lossy`] does on the whole input (the WHATWG
+/// decoder's rule, which encoding_rs implements).
 pub(super) struct Utf8Stream {
-    carry: [u8; 4],
-    carry_len: usize,
+    decoder: Decoder,
+    out: String,
+}
+
+impl Default for Utf8Stream {
+    fn default() -> Self {
+        Utf8Stream {
+            decoder: UTF_8.new_decoder_without_bom_handling(),
+            out: String::new(),
+        }
+    }
 }
 
 impl Utf8Stream {
     /// Decodes `bytes`, calling `f` with each non-empty piece; stops early (returning
     /// false) when `f` returns false.
-    pub(super) fn feed(&mut self, mut bytes: &[u8], f: &mut impl FnMut(&str) -> bool) -> bool {
-        // Finish a character split across calls.
-        while self.carry_len > 0 && !bytes.is_empty() {
-            let have = self.carry_len;
-            let take = bytes.len().min(4 - have);
-            let mut tmp = [0u8; 4];
-            tmp[..have].copy_from_slice(&self.carry[..have]);
-            tmp[have..have + take].copy_from_slice(&bytes[..take]);
-            match std::str::from_utf8(&tmp[..have + take]) {
-                Ok(s) => {
-                    self.carry_len = 0;
-                    bytes = &bytes[take..];
-                    if !f(s) {
-                        return false;
-                    }
-                }
-                Err(e) if e.valid_up_to() > 0 => {
-                    // A whole character, then something else: emit it and go on from there.
-                    let n = e.valid_up_to();
-                    let s = std::str::from_utf8(&tmp[..n]).unwrap_or_default();
-                    self.carry_len = 0;
-                    bytes = &bytes[n - have..];
-                    if !f(s) {
-                        return false;
-                    }
-                }
-                Err(e) => match e.error_len() {
-                    Some(n) => {
-                        self.carry_len = 0;
-                        bytes = &bytes[n.saturating_sub(have)..];
-                        if !f("\u{FFFD}") {
-                            return false;
-                        }
-                    }
-                    None => {
-                        // Still incomplete: everything taken joins the carry.
-                        self.carry[have..have + take].copy_from_slice(&bytes[..take]);
-                        self.carry_len += take;
-                        bytes = &bytes[take..];
-                    }
-                },
-            }
-        }
-        while !bytes.is_empty() {
-            match std::str::from_utf8(bytes) {
-                Ok(s) => return f(s),
-                Err(e) => {
-                    let valid = e.valid_up_to();
-                    if valid > 0 {
-                        let s = std::str::from_utf8(&bytes[..valid]).unwrap_or_default();
-                        if !f(s) {
-                            return false;
-                        }
-                    }
-                    match e.error_len() {
-                        Some(n) => {
-                            bytes = &bytes[valid + n..];
-                            if !f("\u{FFFD}") {
-                                return false;
-                            }
-                        }
-                        None => {
-                            let rest = &bytes[valid..];
-                            self.carry[..rest.len()].copy_from_slice(rest);
-                            self.carry_len = rest.len();
-                            return true;
-                        }
-                    }
-                }
-            }
-        }
-        true
+    pub(super) fn feed(&mut self, bytes: &[u8], f: &mut impl FnMut(&str) -> bool) -> bool {
+        self.decode(bytes, false, f)
     }
 
     /// Ends the input: an incomplete character left over becomes one U+FFFD.
     pub(super) fn finish(&mut self, f: &mut impl FnMut(&str) -> bool) -> bool {
-        if self.carry_len > 0 {
-            self.carry_len = 0;
-            return f("\u{FFFD}");
+        self.decode(&[], true, f)
+    }
+
+    fn decode(&mut self, mut bytes: &[u8], last: bool, f: &mut impl FnMut(&str) -> bool) -> bool {
+        // Room for the piece and a character carried over from the last call.
+        self.out.reserve(bytes.len().min(PIECE) + 4);
+        loop {
+            self.out.clear();
+            let (result, read, _) = self.decoder.decode_to_string(bytes, &mut self.out, last);
+            bytes = &bytes[read..];
+            if !self.out.is_empty() && !f(&self.out) {
+                return false;
+            }
+            if result == CoderResult::InputEmpty {
+                return true;
+            }
         }
-        true
     }
 }
 

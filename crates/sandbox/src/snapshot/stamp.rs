@@ -14,8 +14,9 @@ pub struct Stamp {
     pub mtime_ns: i128,
     /// Status-change time, in nanoseconds since the epoch.
     pub ctime_ns: i128,
-    /// Whether the name, or a folder's on the way, is not UTF-8: the store cannot
-    /// hold it, and it is kept under its lossy form only to be reported.
+    /// Whether the store holds no path for it (`path::seen`): a name on the way not
+    /// UTF-8 (kept under its lossy form only to be reported), refused, too long or
+    /// too deep.
     pub unnamed: bool,
     /// Whether the name, or a folder's on the way, starts with a dot: the store does
     /// not list it, but what a run leaves there still counts against its limits.
