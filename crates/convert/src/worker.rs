@@ -63,6 +63,23 @@ const ALLOWED: &[i64] = &[
 /// answer, never an error here.
 pub fn serve() -> io::Result<()> {
     confine()?;
+    answer()
+}
+
+/// [`serve`] with the limits of [`confine`] but without its seccomp filter, for the
+/// aarch64 gem's check under qemu-user alone (the `file_store_convert_emulated`
+/// program, which no gem holds): qemu-user runs the guest's system calls as its
+/// own, so it refuses to install a guest's filter (`seccomp(2)` is not emulated,
+/// `prctl(PR_SET_SECCOMP)` answers EINVAL), and it applies no address-space limit
+/// (`setrlimit(RLIMIT_AS)` is taken and ignored). The gem's worker runs [`serve`],
+/// which ends rather than convert unconfined.
+pub fn serve_unfiltered_under_emulation() -> io::Result<()> {
+    limit()?;
+    answer()
+}
+
+/// Answers requests until the input closes.
+fn answer() -> io::Result<()> {
     let mut input = BufReader::new(io::stdin().lock());
     let mut output = BufWriter::new(io::stdout().lock());
     while let Some((chain, bytes)) = wire::read_request(&mut input)? {
@@ -77,6 +94,12 @@ pub fn serve() -> io::Result<()> {
 
 /// Closes every descriptor but the pipes, sets the limits and installs the filter.
 pub fn confine() -> io::Result<()> {
+    limit()?;
+    filter()
+}
+
+/// Closes every descriptor but the pipes and sets the limits.
+fn limit() -> io::Result<()> {
     // A panic is answered as a refusal; nothing is written to standard error. An
     // allocation that fails prints one line there and aborts, without the
     // backtrace these variables ask for, whose symbols would be read from files.
@@ -89,7 +112,11 @@ pub fn confine() -> io::Result<()> {
     set_limit(libc::RLIMIT_AS, MEMORY_LIMIT, MEMORY_LIMIT)?;
     set_limit(libc::RLIMIT_CORE, 0, 0)?;
     set_limit(libc::RLIMIT_NOFILE, 3, 3)?;
-    set_limit(libc::RLIMIT_NPROC, 0, 0)?;
+    set_limit(libc::RLIMIT_NPROC, 0, 0)
+}
+
+/// Installs the filter that lets the process make only the calls of [`ALLOWED`].
+fn filter() -> io::Result<()> {
     let rules = ALLOWED.iter().map(|call| (*call, vec![])).collect();
     let filter = SeccompFilter::new(
         rules,

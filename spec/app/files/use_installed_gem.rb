@@ -6,6 +6,11 @@
 require 'json'
 require 'ruby_llm/file_store'
 
+# Under qemu-user (spec/app/arm64_gem_under_qemu.rb), the program that starts the worker
+# there in place of the gem's.
+checked = ENV.fetch('RUBY_LLM_FILE_STORE_CHECK_CONVERTER', '')
+RubyLLM::FileStore::Native.converter_program = checked unless checked.empty?
+
 store = RubyLLM.file_store.directory(ARGV.fetch(0))
 store.write('notes/plan.md', "# Plan\nShip it on Friday\n")
 store.write('page.html', '<html><head><script>var hidden = 1</script></head>' \
