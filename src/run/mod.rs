@@ -7,6 +7,7 @@
 //! folder is looked at before and after (`crate::snapshot`) and repaired after
 //! (`owner`). tokio drives the child: the wait, the timeout and both pipes at once.
 
+mod after;
 mod cgroup;
 pub mod folder;
 mod limits;
@@ -28,9 +29,10 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
-use crate::snapshot::{Digests, Snapshot};
+use crate::snapshot::{Changes, Digests, Snapshot};
 use crate::tree::{Gaps, MAX_DEPTH};
 
+pub use after::NEW_PATH_BYTES;
 pub use limits::Limits;
 pub use sandbox::RUN_UID;
 pub use spec::Spec;
@@ -115,8 +117,12 @@ pub struct Outcome {
     pub uid: u32,
     /// The folder's files just before the run.
     pub before: Snapshot,
-    /// Its files just after, once repaired.
+    /// What the run left, once repaired: the entries of the folder after it that
+    /// are new or differ from `before`, and the files under hidden or unnamed
+    /// names it still holds (`after::kept_by_app`); not what it left untouched.
     pub after: Snapshot,
+    /// What changed from `before` to the folder after the run.
+    pub changes: Changes,
     /// What the looks at the folder could not see, for the model.
     pub notes: Vec<String>,
 }
@@ -419,20 +425,29 @@ async fn run_async(
     let processes_limited = groups.pids || uid != 0;
     let memory_limited = groups.memory;
     let cpu_limited = groups.cpu;
-    groups.remove().await;
     drop(wrapped);
-    // Every process of the run is gone: nothing races the repair.
-    let repaired = folder.repair(&kept, &before, limits.new_names);
-    note_gaps(&repaired.gaps, &mut notes);
-    note_too_deep(&repaired.too_deep, &mut notes);
-    if repaired.over > 0 {
-        notes.push(format!(
-            "The run left more than {} new files, folders and links: {} more were removed, \
-             in the order the folders list them.",
-            limits.new_names, repaired.over
-        ));
+    // Every process of the run is gone: nothing races the repair, which a
+    // helper in the run's cgroups does, sending back only what the app keeps.
+    let (after, deleted) = match after::look(&folder, &kept, &before, &limits, &groups.attach_fds())
+    {
+        Some(looked) => {
+            notes.extend(looked.notes);
+            (looked.left, Some(looked.deleted))
+        }
+        None => {
+            let after = after::repair_and_look(&folder, &kept, &before, &limits, &mut notes);
+            let left = after
+                .into_iter()
+                .filter(|(path, stamp)| after::kept_by_app(&before, path, stamp))
+                .collect();
+            (left, None)
+        }
+    };
+    groups.remove().await;
+    let mut changes = crate::snapshot::diff(&before, &after);
+    if let Some(deleted) = deleted {
+        changes.deleted = deleted;
     }
-    let after = look(&folder, Digests::Touched(&before), &mut notes);
     if let Some(lent) = lent {
         note_gaps(&lent.take_back(), &mut notes);
     }
@@ -451,6 +466,7 @@ async fn run_async(
         uid,
         before,
         after,
+        changes,
         notes,
     })
 }

@@ -114,9 +114,23 @@ impl Folder {
     ///
     /// Past `new_names` names that `before` does not hold, the rest are removed,
     /// in the order the folders list them; how many is in `Repaired::over`.
+    #[cfg(test)]
     pub fn repair(&self, kept: &Kept, before: &Snapshot, new_names: u64) -> Repaired {
+        self.repair_within(kept, before, new_names, u64::MAX)
+    }
+
+    /// `repair`, which also removes the new names met once their paths add up
+    /// to more than `new_path_bytes`: each costs the app its path in every list.
+    pub fn repair_within(
+        &self,
+        kept: &Kept,
+        before: &Snapshot,
+        new_names: u64,
+        new_path_bytes: u64,
+    ) -> Repaired {
         let mut removed = Vec::new();
         let mut new = 0u64;
+        let mut new_bytes = 0u64;
         let mut over = 0u64;
         let _ = rustix::fs::fchmod(&self.fd, Mode::from_raw_mode(self.mode));
         // The folder's own default ACL would reach every file the app writes there.
@@ -133,7 +147,8 @@ impl Folder {
                 let is_dir = FileType::from_raw_mode(item.stat.st_mode) == FileType::Directory;
                 if !before.contains_key(item.path) {
                     new += 1;
-                    if new > new_names {
+                    new_bytes += item.path.len() as u64;
+                    if new > new_names || new_bytes > new_path_bytes {
                         let gone = if is_dir {
                             folder::remove_in_walk(item.dir, item.name)
                         } else {

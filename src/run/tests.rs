@@ -213,6 +213,6 @@ fn a_run_that_only_touches_a_file_changes_nothing_and_one_that_rewrites_it_does(
     ))
     .unwrap();
     assert_eq!(out.exit_code, Some(0), "{}", out.stderr);
-    let changes = crate::snapshot::diff(&out.before, &out.after);
+    let changes = &out.changes;
     assert_eq!(changes.changed, vec!["rewritten"]);
 }

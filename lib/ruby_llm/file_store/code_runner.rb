@@ -121,7 +121,8 @@ module RubyLLM
       end
 
       def outputs_of(outcome)
-        Outputs.new(store, outcome[:before], outcome[:after], budget: @limits[:save_bytes], files: @limits[:save_files])
+        Outputs.new(store, outcome[:before], outcome[:after], changes: outcome[:changes],
+                                                              budget: @limits[:save_bytes], files: @limits[:save_files])
       end
 
       def execute(language, code, dir, mount_sources, deadline)

@@ -24,8 +24,10 @@ module RubyLLM
         attr_reader :created, :changed, :deleted, :refused, :oversized, :over_budget, :budget, :unseen_dropped,
                     :over_count, :entries_over
 
-        def initialize(store, before, after, budget:, files: nil)
-          changes = before.changes(after)
+        # +after+ holds what the run left (Native.run's +after+: the new and changed
+        # entries, and the files under hidden or refused names), +changes+ what
+        # changed; without +changes+, +after+ is a whole snapshot to compare.
+        def initialize(store, before, after, budget:, files: nil, changes: before.changes(after))
           created, changed, @deleted, unnamed, hidden, entries =
             changes.values_at(:created, :changed, :deleted, :unnamed, :hidden, :entries)
           @max = store.max_file_size
