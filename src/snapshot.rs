@@ -93,6 +93,9 @@ pub fn take_within(
     let gaps = tree::walk(
         root,
         |item| {
+            if crate::run::removing::is_removing(item.depth, item.name) {
+                return Descend::No;
+            }
             held += item.path.len() as u64;
             if over || entries.len() as u64 >= names || held > path_bytes {
                 over = true;
@@ -139,7 +142,8 @@ pub fn remove_entry(root: &Path, path: &str) -> Result<bool> {
 fn remove_as(root: &Path, path: &str, file: bool) -> Result<bool> {
     let shown = root.display().to_string();
     let fail = |e| Error::io(format!("{shown}/{path}"), e);
-    let mut dir = rustix::fs::open(root, DIR_FLAGS, Mode::empty()).map_err(fail)?;
+    let top = rustix::fs::open(root, DIR_FLAGS, Mode::empty()).map_err(fail)?;
+    let mut dir = rustix::fs::openat(&top, ".", DIR_FLAGS, Mode::empty()).map_err(fail)?;
     let names: Vec<&str> = path.split('/').collect();
     let Some((last, folders)) = names.split_last() else {
         return Ok(false);
@@ -173,7 +177,14 @@ fn remove_as(root: &Path, path: &str, file: bool) -> Result<bool> {
     } else {
         rustix::fs::AtFlags::empty()
     };
-    match rustix::fs::unlinkat(&dir, &real, flags) {
+    if kind == FileType::Directory && !empty_folder(dir.as_fd(), &real).map_err(fail)? {
+        return Ok(false);
+    }
+    // Moved aside (a rename), to be removed after the call: `run::removing`.
+    let removed = crate::run::removing::set_aside(top.as_fd(), dir.as_fd(), &real, || {
+        rustix::fs::unlinkat(&dir, &real, flags)
+    });
+    match removed {
         Ok(()) => Ok(true),
         // Something the snapshot did not see is still in the folder: it stays.
         Err(rustix::io::Errno::NOENT | rustix::io::Errno::NOTEMPTY | rustix::io::Errno::EXIST) => {
@@ -181,6 +192,22 @@ fn remove_as(root: &Path, path: &str, file: bool) -> Result<bool> {
         }
         Err(e) => Err(fail(e)),
     }
+}
+
+/// Whether the folder `name` in `dir` holds nothing.
+fn empty_folder(dir: BorrowedFd<'_>, name: &std::ffi::CStr) -> rustix::io::Result<bool> {
+    let fd = match rustix::fs::openat(dir, name, DIR_FLAGS, Mode::empty()) {
+        Ok(fd) => fd,
+        Err(rustix::io::Errno::NOENT | rustix::io::Errno::NOTDIR) => return Ok(false),
+        Err(e) => return Err(e),
+    };
+    for item in rustix::fs::Dir::read_from(&fd)? {
+        let name = item?.file_name().to_bytes().to_vec();
+        if name != b"." && name != b".." {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// The name in `dir` that `shown` stands for: itself, or for a lossy form, the

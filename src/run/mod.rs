@@ -17,6 +17,7 @@ mod output;
 mod owner;
 pub mod private;
 mod raw;
+pub mod removing;
 mod reserve;
 mod sandbox;
 mod seccomp;

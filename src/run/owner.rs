@@ -18,10 +18,10 @@ use std::path::Path;
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 
-use super::folder;
 use super::marks::{
     clear_flags, clear_flags_of_path, drop_acl, drop_user_attributes, fd_path, Kept,
 };
+use super::{folder, removing};
 use crate::error::{Error, Result};
 use crate::lent;
 use crate::snapshot::Snapshot;
@@ -144,17 +144,24 @@ impl Folder {
         let walked = tree::walk(
             self.fd.as_fd(),
             |item| {
+                if removing::is_removing(item.depth, item.name) {
+                    return Descend::No;
+                }
                 let is_dir = FileType::from_raw_mode(item.stat.st_mode) == FileType::Directory;
+                let set_aside = || {
+                    removing::set_aside(self.fd.as_fd(), item.dir, item.name, || {
+                        if is_dir {
+                            folder::remove_in_walk(item.dir, item.name)
+                        } else {
+                            rustix::fs::unlinkat(item.dir, item.name, AtFlags::empty())
+                        }
+                    })
+                };
                 if !before.contains_key(item.path) {
                     new += 1;
                     new_bytes += item.path.len() as u64;
                     if new > new_names || new_bytes > new_path_bytes {
-                        let gone = if is_dir {
-                            folder::remove_in_walk(item.dir, item.name)
-                        } else {
-                            rustix::fs::unlinkat(item.dir, item.name, AtFlags::empty())
-                        };
-                        over += u64::from(gone.is_ok());
+                        over += u64::from(set_aside().is_ok());
                         return Descend::No;
                     }
                 }
@@ -173,7 +180,7 @@ impl Folder {
                 let beyond = item.depth >= tree::MAX_DEPTH
                     || item.path.len() + 2 > crate::path::MAX_PATH_BYTES;
                 if is_dir && beyond {
-                    if folder::remove_in_walk(item.dir, item.name).is_ok() {
+                    if set_aside().is_ok() {
                         removed.push(item.path.to_string());
                     }
                     return Descend::No;

@@ -105,6 +105,9 @@ module RubyLLM
           end
           outputs.keep_in_place(store, @on_write)
           Result.of(outcome, outputs, notes: links.notes + outcome[:notes])
+        ensure
+          # What the run left past its limits was set aside; removed within the call's time, then on its own.
+          Native.empty_removing(local_root, wait: deadline.left) if local_root
         end
       end
 
