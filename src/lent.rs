@@ -60,7 +60,7 @@ pub fn chown_all(fd: BorrowedFd<'_>, uid: u32, gid: u32) -> Gaps {
     let walked = tree::walk(
         fd,
         |item| {
-            if crate::run::removing::is_removing(item.depth, item.name) {
+            if crate::run::removing::is_removing(item) {
                 return Descend::No;
             }
             if item.stat.st_uid != uid || item.stat.st_gid != gid {

@@ -93,7 +93,7 @@ pub fn take_within(
     let gaps = tree::walk(
         root,
         |item| {
-            if crate::run::removing::is_removing(item.depth, item.name) {
+            if crate::run::removing::is_removing(item) {
                 return Descend::No;
             }
             held += item.path.len() as u64;

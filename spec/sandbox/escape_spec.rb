@@ -268,9 +268,25 @@ RSpec.describe 'The code sandbox under attack', if: ENV.fetch('RUBY_LLM_SANDBOX_
       result = runner.run(language: 'python', code: "import os\ni = 0\nwhile True:\n  os.mkdir('d%07d' % i)\n  i += 1")
       took = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
       expect(result).to be_timed_out
-      expect(Dir.children(store.local_root).size).to be <= 500
       # Removing the folders past save_files once took over 70 s of a 5 s call (3 ms a folder, ext4 with discard).
       expect(took).to be < 5 + 1.5
+      # Those past it were set aside, and are removed after the call.
+      Timeout.timeout(120) { sleep 0.1 while File.exist?(File.join(store.local_root, '.ruby_llm_removing')) }
+      expect(Dir.children(store.local_root).size).to be <= 500
+    end
+
+    it 'holds for the whole call in workspace mode: files past save_bytes cost renames, not removals' do
+      runner = RubyLLM::FileStore::CodeRunner.new(store, python: [], timeout: 5, limits: { save_bytes: 1 << 20 })
+      started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      result = runner.run(language: 'python', code: "import os\nos.mkdir('w')\nfor i in range(6000):\n  " \
+                                                    "open('w/%05d' % i, 'wb').write(b'x' * 8192)")
+      took = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
+      expect(result.to_s).to include('Past the 1048576 bytes a run may leave in all, so removed')
+      # Removing the 5,900 files past the budget one by one took 20 s of a 5 s call (3 ms a file, ext4 with discard).
+      expect(took).to be < 5 + 1.5
+      expect(store.list.sum(&:byte_size)).to be <= 1 << 20
+      Timeout.timeout(60) { sleep 0.1 while File.exist?(File.join(store.local_root, '.ruby_llm_removing')) }
+      expect(Dir.children(File.join(store.local_root, 'w')).size).to be <= 128
     end
   end
 

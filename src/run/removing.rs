@@ -11,9 +11,11 @@
 //! while the process goes on: a call waits for renames, and for removals only
 //! within its timeout.
 //!
-//! The folder is made by the app, mode 0700; a name of that kind that is not a
-//! folder of the app's (the run made it) is never used: the name past the limits
-//! is then removed in place, as before.
+//! The folder is made by the app, mode 0700. Whatever else the run left under
+//! its name (a file, a folder of another owner) is walked like any other name,
+//! and moved into the app's folder, to be removed with the rest, once something
+//! is set aside. Where no folder can be had, the name past the limits is
+//! removed in place.
 
 use std::ffi::CStr;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
@@ -21,11 +23,11 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use rustix::fs::{AtFlags, FileType, Mode};
+use rustix::fs::{AtFlags, FileType, Mode, Stat};
 use rustix::io::Errno;
 
 use super::raw::close_all_but;
-use crate::tree::DIR_FLAGS;
+use crate::tree::{Item, DIR_FLAGS};
 
 /// The hidden folder, at the top of a run folder, of what waits to be removed.
 pub const REMOVING: &str = ".ruby_llm_removing";
@@ -33,25 +35,51 @@ pub const REMOVING: &str = ".ruby_llm_removing";
 /// A number for each name set aside by this process.
 static NEXT: AtomicU64 = AtomicU64::new(0);
 
-/// Whether `name`, met at `depth` (1 at the top), is the folder of what waits
-/// to be removed, which walks leave out.
-pub fn is_removing(depth: usize, name: &CStr) -> bool {
-    depth == 1 && name.to_bytes() == REMOVING.as_bytes()
+/// Whether `item` is the folder of what waits to be removed, which walks leave
+/// out: at the top, under that name, a folder of the app's that no one else
+/// may enter. Anything else under the name is walked and held to the limits as
+/// any name the run left.
+pub fn is_removing(item: &Item<'_>) -> bool {
+    item.depth == 1 && item.name.to_bytes() == REMOVING.as_bytes() && ours(item.stat)
+}
+
+fn ours(stat: &Stat) -> bool {
+    stat.st_uid == rustix::process::geteuid().as_raw()
+        && FileType::from_raw_mode(stat.st_mode) == FileType::Directory
+        && stat.st_mode & 0o077 == 0
 }
 
 /// The folder of what waits to be removed in the run folder `root`, made if
-/// missing; `None` when the name is taken by anything but a folder of the app's.
+/// missing. Anything else the run left under its name is moved into it first,
+/// to be removed with the rest; `None` where that cannot be done.
 fn holding(root: BorrowedFd<'_>) -> Option<OwnedFd> {
+    let open = || -> Option<OwnedFd> {
+        let fd = rustix::fs::openat(root, REMOVING, DIR_FLAGS, Mode::empty()).ok()?;
+        ours(&rustix::fs::fstat(&fd).ok()?).then_some(fd)
+    };
     match rustix::fs::mkdirat(root, REMOVING, Mode::RWXU) {
-        Ok(()) | Err(Errno::EXIST) => {}
+        Ok(()) => return open(),
+        Err(Errno::EXIST) => {}
         Err(_) => return None,
     }
-    let fd = rustix::fs::openat(root, REMOVING, DIR_FLAGS, Mode::empty()).ok()?;
-    let stat = rustix::fs::fstat(&fd).ok()?;
-    let ours = stat.st_uid == rustix::process::geteuid().as_raw()
-        && FileType::from_raw_mode(stat.st_mode) == FileType::Directory
-        && stat.st_mode & 0o077 == 0;
-    ours.then_some(fd)
+    if let Some(fd) = open() {
+        return Some(fd);
+    }
+    let taken = fresh_name();
+    rustix::fs::renameat(root, REMOVING, root, taken.as_str()).ok()?;
+    rustix::fs::mkdirat(root, REMOVING, Mode::RWXU).ok()?;
+    let held = open()?;
+    rustix::fs::renameat(root, taken.as_str(), &held, fresh_name().as_str()).ok()?;
+    Some(held)
+}
+
+/// A name no other set-aside of this process, or of another, takes.
+fn fresh_name() -> String {
+    format!(
+        ".ruby_llm_removing_{}_{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 /// Moves `name` in `dir`, below the run folder `root`, into the folder of what
@@ -64,12 +92,7 @@ pub fn set_aside(
     remove: impl FnOnce() -> Result<(), Errno>,
 ) -> Result<(), Errno> {
     if let Some(held) = holding(root) {
-        let fresh = format!(
-            "{}_{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        );
-        match rustix::fs::renameat(dir, name, &held, fresh.as_str()) {
+        match rustix::fs::renameat(dir, name, &held, fresh_name().as_str()) {
             Ok(()) => return Ok(()),
             Err(Errno::NOENT) => return Err(Errno::NOENT),
             Err(_) => {}
@@ -166,18 +189,15 @@ mod tests {
     }
 
     #[test]
-    fn a_holding_name_the_run_took_is_not_used() {
+    fn what_the_run_left_under_the_name_goes_into_the_folder_with_the_rest() {
         let dir = tempfile::tempdir().unwrap();
         fs::write(dir.path().join(REMOVING), "mine").unwrap();
         fs::write(dir.path().join("f"), "x").unwrap();
         let root = rustix::fs::open(dir.path(), DIR_FLAGS, Mode::empty()).unwrap();
-        let mut removed = false;
-        set_aside(root.as_fd(), root.as_fd(), c"f", || {
-            removed = true;
-            rustix::fs::unlinkat(&root, "f", AtFlags::empty())
-        })
-        .unwrap();
-        assert!(removed);
-        assert_eq!(fs::read(dir.path().join(REMOVING)).unwrap(), b"mine");
+        set_aside(root.as_fd(), root.as_fd(), c"f", || panic!("renamed")).unwrap();
+        let held = dir.path().join(REMOVING);
+        assert!(held.is_dir());
+        assert_eq!(fs::read_dir(&held).unwrap().count(), 2);
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 }

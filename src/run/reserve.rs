@@ -11,7 +11,11 @@
 //! follows would no longer fit in the time left: twice the look before the run
 //! (the repair and the look after it walk the same names again), a look at
 //! each new name, and a removal, at the file system's own measured cost, of
-//! each new name past those a run may keep.
+//! each new name past those a run may keep. Those names are set aside at once
+//! (a rename each, `removing`) and removed after, which the call waits for
+//! only while its time lasts: where this estimate errs short (a disk slower
+//! than when it was measured), the removals go on after the call returns
+//! rather than keeping it past its timeout.
 
 use std::collections::HashMap;
 use std::os::fd::BorrowedFd;

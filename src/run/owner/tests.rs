@@ -245,7 +245,7 @@ fn walkdir_names(root: &Path) -> Vec<String> {
     tree::walk(
         fd.as_fd(),
         |item| {
-            if crate::run::removing::is_removing(item.depth, item.name) {
+            if crate::run::removing::is_removing(item) {
                 return Descend::No;
             }
             names.push(item.path.to_string());
