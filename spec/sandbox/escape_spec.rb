@@ -275,18 +275,27 @@ RSpec.describe 'The code sandbox under attack', if: ENV.fetch('RUBY_LLM_SANDBOX_
       expect(Dir.children(store.local_root).size).to be <= 500
     end
 
-    it 'holds for the whole call in workspace mode: files past save_bytes cost renames, not removals' do
-      runner = RubyLLM::FileStore::CodeRunner.new(store, python: [], timeout: 5, limits: { save_bytes: 1 << 20 })
+    it 'holds for the whole call in workspace mode: folders too deep or too long to keep cost a rename, not a removal' do
+      runner = RubyLLM::FileStore::CodeRunner.new(store, python: [], timeout: 5)
       started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-      result = runner.run(language: 'python', code: "import os\nos.mkdir('w')\nfor i in range(6000):\n  " \
-                                                    "open('w/%05d' % i, 'wb').write(b'x' * 8192)")
+      result = runner.run(language: 'python', code: <<~PY)
+        import os
+        for chain in range(60):
+            fd = os.open('.', os.O_RDONLY)
+            for level in range(120):
+                name = 'c%03d%03d' % (chain, level) + 'x' * 244
+                os.mkdir(name, dir_fd=fd)
+                below = os.open(name, os.O_RDONLY, dir_fd=fd)
+                os.close(fd)
+                fd = below
+            os.close(fd)
+      PY
       took = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
-      expect(result.to_s).to include('Past the 1048576 bytes a run may leave in all, so removed')
-      # Removing the 5,900 files past the budget one by one took 20 s of a 5 s call (3 ms a file, ext4 with discard).
+      expect(result.to_s).to include('with paths longer than the chat\'s files take (4096 bytes), were removed')
+      # Removing the 6,200 folders past the longest path took 20 s of a 5 s call (3 ms a folder, ext4 with discard).
       expect(took).to be < 5 + 1.5
-      expect(store.list.sum(&:byte_size)).to be <= 1 << 20
-      Timeout.timeout(60) { sleep 0.1 while File.exist?(File.join(store.local_root, '.ruby_llm_removing')) }
-      expect(Dir.children(File.join(store.local_root, 'w')).size).to be <= 128
+      Timeout.timeout(120) { sleep 0.1 while File.exist?(File.join(store.local_root, '.ruby_llm_removing')) }
+      expect(Dir.glob('**/*', base: store.local_root).map(&:bytesize).max).to be <= 4096
     end
   end
 
