@@ -427,6 +427,7 @@ async fn run_async(
     let memory_limited = groups.memory;
     let cpu_limited = groups.cpu;
     drop(wrapped);
+    groups.drain().await;
     // Every process of the run is gone: nothing races the repair, which a
     // helper in the run's cgroups does, sending back only what the app keeps.
     let (after, deleted) = match after::look(&folder, &kept, &before, &limits, &groups.attach_fds())
