@@ -21,6 +21,7 @@ use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 
 use super::limits::Limits;
 use super::marks::Kept;
+use super::notes;
 use super::owner::Folder;
 use super::raw::close_all_but;
 use crate::snapshot::{Digests, Snapshot, Stamp};
@@ -137,8 +138,8 @@ pub(super) fn repair_and_look(
     notes: &mut Vec<String>,
 ) -> Snapshot {
     let repaired = folder.repair_within(kept, before, limits.new_names, NEW_PATH_BYTES);
-    super::note_gaps(&repaired.gaps, notes);
-    super::note_too_deep(&repaired.too_deep, notes);
+    notes::note_gaps(&repaired.gaps, notes);
+    notes::note_too_deep(&repaired.too_deep, notes);
     if repaired.over > 0 {
         notes.push(format!(
             "The run left more than {} new files, folders and links, or {} MiB of their paths: \
@@ -148,7 +149,24 @@ pub(super) fn repair_and_look(
             repaired.over
         ));
     }
-    super::look(folder, Digests::Touched(before), notes)
+    snapshot_of(folder, Digests::Touched(before), notes)
+}
+
+/// Takes a snapshot of `folder` with the digests `digests` asks for, noting what
+/// it could not see.
+fn snapshot_of(folder: &Folder, digests: Digests<'_>, notes: &mut Vec<String>) -> Snapshot {
+    match crate::snapshot::take_fd(folder.fd.as_fd(), digests) {
+        Ok((snapshot, gaps)) => {
+            notes::note_gaps(&gaps, notes);
+            snapshot
+        }
+        Err(e) => {
+            notes.push(format!(
+                "The run folder could not be read ({e}), so the files the run touched are not listed."
+            ));
+            Snapshot::new()
+        }
+    }
 }
 
 /// Whether the entry at `path` after the run reaches the app: when it is new or

@@ -13,6 +13,7 @@ pub mod folder;
 mod limits;
 mod marks;
 pub mod mounts;
+mod notes;
 mod output;
 mod owner;
 pub mod private;
@@ -31,7 +32,7 @@ use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::snapshot::{Changes, Digests, Snapshot};
-use crate::tree::{Gaps, MAX_DEPTH};
+use notes::note_gaps;
 
 pub use after::NEW_PATH_BYTES;
 pub use limits::Limits;
@@ -169,23 +170,6 @@ pub fn run(spec: &Spec) -> Result<Outcome> {
     runtime.block_on(run_async(spec, folder, private, called))
 }
 
-/// Takes a snapshot of `folder` with the digests `digests` asks for, noting what
-/// it could not see.
-fn look(folder: &owner::Folder, digests: Digests<'_>, notes: &mut Vec<String>) -> Snapshot {
-    match crate::snapshot::take_fd(folder.fd.as_fd(), digests) {
-        Ok((snapshot, gaps)) => {
-            note_gaps(&gaps, notes);
-            snapshot
-        }
-        Err(e) => {
-            notes.push(format!(
-                "The run folder could not be read ({e}), so the files the run touched are not listed."
-            ));
-            Snapshot::new()
-        }
-    }
-}
-
 /// The look before a run, or `None` when the folder holds more names, or
 /// bytes of paths, than the app holds for a run (`Limits::folder_names`,
 /// `MAX_PATH_BYTES_HELD`): its looks keep every name in the app's memory.
@@ -225,63 +209,6 @@ fn too_many(limits: &Limits) -> String {
         limits.folder_names,
         crate::snapshot::MAX_PATH_BYTES_HELD >> 20
     )
-}
-
-fn note_gaps(gaps: &Gaps, notes: &mut Vec<String>) {
-    let mut add = |paths: Vec<&str>, why: &str| {
-        if let Some(first) = paths.first() {
-            let more = paths.len() - 1;
-            let more = if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            };
-            let note = format!(
-                "{why}: {}{more}; files there are not listed.",
-                shorten(first)
-            );
-            if !notes.contains(&note) {
-                notes.push(note);
-            }
-        }
-    };
-    add(
-        gaps.too_deep.iter().map(String::as_str).collect(),
-        &format!("Folders more than {MAX_DEPTH} levels down were not looked into"),
-    );
-    add(
-        gaps.unreadable.iter().map(|(p, _)| p.as_str()).collect(),
-        "Folders that could not be read",
-    );
-}
-
-/// The note on the folders too deep or too long that the repair removed.
-fn note_too_deep(removed: &[String], notes: &mut Vec<String>) {
-    if let Some(first) = removed.first() {
-        let more = match removed.len() - 1 {
-            0 => String::new(),
-            more => format!(" and {more} more"),
-        };
-        notes.push(format!(
-            "Folders {MAX_DEPTH} levels down, or with paths longer than the chat's files take \
-             ({} bytes), were removed with all in them, out of reach of every limit: {}{more}.",
-            crate::path::MAX_PATH_BYTES,
-            shorten(first)
-        ));
-    }
-}
-
-/// A path for a note: a long one cut to its start and its count of levels.
-fn shorten(path: &str) -> String {
-    const SHOWN: usize = 60;
-    if path.len() <= SHOWN {
-        return format!("{path:?}");
-    }
-    let mut cut = SHOWN;
-    while !path.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{:?}… ({} levels)", &path[..cut], path.split('/').count())
 }
 
 async fn run_async(
