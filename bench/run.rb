@@ -28,8 +28,11 @@ Dir.mktmpdir('ruby_llm_bench') do |dir|
   argv = [python, '-c', 'print(1)']
   rounds = Array.new(N) do
     [timed { system(*argv, out: File::NULL) || abort('bare python3 failed') },
-     timed { NATIVE.run(argv, dir, [], false, 10.0, LIMITS) },
-     timed { NATIVE.run(argv, dir, [], true, 10.0, LIMITS).fetch(:exit_code).zero? || abort('sandboxed run failed') }]
+     timed { NATIVE.run(argv:, dir:, sandbox: false, timeout: 10.0, limits: LIMITS) },
+     timed do
+       NATIVE.run(argv:, dir:, sandbox: true, timeout: 10.0, limits: LIMITS).fetch(:exit_code).zero? ||
+         abort('sandboxed run failed')
+     end]
   end
   bare, plain, boxed = rounds.transpose.map(&:min)
   median = rounds.map { |round| round[2] - round[0] }.sort[N / 2]

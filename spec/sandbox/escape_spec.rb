@@ -268,9 +268,34 @@ RSpec.describe 'The code sandbox under attack', if: ENV.fetch('RUBY_LLM_SANDBOX_
       result = runner.run(language: 'python', code: "import os\ni = 0\nwhile True:\n  os.mkdir('d%07d' % i)\n  i += 1")
       took = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
       expect(result).to be_timed_out
-      expect(Dir.children(store.local_root).size).to be <= 500
       # Removing the folders past save_files once took over 70 s of a 5 s call (3 ms a folder, ext4 with discard).
       expect(took).to be < 5 + 1.5
+      # Those past it were set aside, and are removed after the call.
+      Timeout.timeout(120) { sleep 0.1 while File.exist?(File.join(store.local_root, '.ruby_llm_removing')) }
+      expect(Dir.children(store.local_root).size).to be <= 500
+    end
+
+    it 'holds for the whole call in workspace mode: folders too deep or too long to keep cost a rename, not a removal' do
+      runner = RubyLLM::FileStore::CodeRunner.new(store, python: [], timeout: 5)
+      started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      result = runner.run(language: 'python', code: <<~PY)
+        import os
+        for chain in range(60):
+            fd = os.open('.', os.O_RDONLY)
+            for level in range(120):
+                name = 'c%03d%03d' % (chain, level) + 'x' * 244
+                os.mkdir(name, dir_fd=fd)
+                below = os.open(name, os.O_RDONLY, dir_fd=fd)
+                os.close(fd)
+                fd = below
+            os.close(fd)
+      PY
+      took = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
+      expect(result.to_s).to include('with paths longer than the chat\'s files take (4096 bytes), were removed')
+      # Removing the 6,200 folders past the longest path took 20 s of a 5 s call (3 ms a folder, ext4 with discard).
+      expect(took).to be < 5 + 1.5
+      Timeout.timeout(120) { sleep 0.1 while File.exist?(File.join(store.local_root, '.ruby_llm_removing')) }
+      expect(Dir.glob('**/*', base: store.local_root).map(&:bytesize).max).to be <= 4096
     end
   end
 

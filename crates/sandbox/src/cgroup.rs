@@ -128,6 +128,22 @@ impl Groups {
         }
     }
 
+    /// Waits until the run's cgroups hold no process, killing any still there,
+    /// for at most a second: a killed process may take a moment to leave.
+    pub async fn drain(&self) {
+        for _ in 0..100 {
+            self.kill_all();
+            let empty = self.groups.iter().all(|g| {
+                std::fs::read_to_string(g.path.join("cgroup.procs"))
+                    .map_or(true, |procs| procs.trim().is_empty())
+            });
+            if empty {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
     /// Removes the cgroups once their processes are gone (killed ones take a moment).
     pub async fn remove(self) {
         for _ in 0..100 {

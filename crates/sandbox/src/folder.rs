@@ -89,6 +89,14 @@ fn remove_within(
     rustix::fs::unlinkat(parent, name, AtFlags::REMOVEDIR)
 }
 
+/// Removes everything below the folder open on `dir`, however deep, never
+/// through a link; the folder itself stays.
+pub(super) fn empty_all(dir: BorrowedFd<'_>) -> std::result::Result<(), Errno> {
+    let mut moved = 0u64;
+    while empty(dir, &mut moved, MAX_DEPTH)? {}
+    Ok(())
+}
+
 /// Opens a folder to empty it, giving its owner access first if a run took it.
 fn open_dir(parent: BorrowedFd<'_>, name: &CString) -> std::result::Result<OwnedFd, Errno> {
     match rustix::fs::openat(parent, name, DIR_FLAGS, Mode::empty()) {

@@ -7,15 +7,18 @@
 //! folder is looked at before and after (`crate::snapshot`) and repaired after
 //! (`owner`). tokio drives the child: the wait, the timeout and both pipes at once.
 
+mod after;
 mod cgroup;
 pub mod folder;
 mod limits;
 mod marks;
 pub mod mounts;
+mod notes;
 mod output;
 mod owner;
 pub mod private;
 mod raw;
+pub mod removing;
 mod reserve;
 mod sandbox;
 mod seccomp;
@@ -28,10 +31,11 @@ use std::os::unix::process::ExitStatusExt;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::snapshot::{Digests, Snapshot};
+use crate::snapshot::{Changes, Digests, Snapshot};
 use file_store_base::error::{Error, Result};
-use file_store_base::tree::{Gaps, MAX_DEPTH};
+use notes::note_gaps;
 
+pub use after::NEW_PATH_BYTES;
 pub use limits::Limits;
 pub use sandbox::RUN_UID;
 pub use spec::Spec;
@@ -116,8 +120,12 @@ pub struct Outcome {
     pub uid: u32,
     /// The folder's files just before the run.
     pub before: Snapshot,
-    /// Its files just after, once repaired.
+    /// What the run left, once repaired: the entries of the folder after it that
+    /// are new or differ from `before`, and the files under hidden or unnamed
+    /// names it still holds (`after::kept_by_app`); not what it left untouched.
     pub after: Snapshot,
+    /// What changed from `before` to the folder after the run.
+    pub changes: Changes,
     /// What the looks at the folder could not see, for the model.
     pub notes: Vec<String>,
 }
@@ -163,23 +171,6 @@ pub fn run(spec: &Spec) -> Result<Outcome> {
     runtime.block_on(run_async(spec, folder, private, called))
 }
 
-/// Takes a snapshot of `folder` with the digests `digests` asks for, noting what
-/// it could not see.
-fn look(folder: &owner::Folder, digests: Digests<'_>, notes: &mut Vec<String>) -> Snapshot {
-    match crate::snapshot::take_fd(folder.fd.as_fd(), digests) {
-        Ok((snapshot, gaps)) => {
-            note_gaps(&gaps, notes);
-            snapshot
-        }
-        Err(e) => {
-            notes.push(format!(
-                "The run folder could not be read ({e}), so the files the run touched are not listed."
-            ));
-            Snapshot::new()
-        }
-    }
-}
-
 /// The look before a run, or `None` when the folder holds more names, or
 /// bytes of paths, than the app holds for a run (`Limits::folder_names`,
 /// `MAX_PATH_BYTES_HELD`): its looks keep every name in the app's memory.
@@ -219,63 +210,6 @@ fn too_many(limits: &Limits) -> String {
         limits.folder_names,
         crate::snapshot::MAX_PATH_BYTES_HELD >> 20
     )
-}
-
-fn note_gaps(gaps: &Gaps, notes: &mut Vec<String>) {
-    let mut add = |paths: Vec<&str>, why: &str| {
-        if let Some(first) = paths.first() {
-            let more = paths.len() - 1;
-            let more = if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            };
-            let note = format!(
-                "{why}: {}{more}; files there are not listed.",
-                shorten(first)
-            );
-            if !notes.contains(&note) {
-                notes.push(note);
-            }
-        }
-    };
-    add(
-        gaps.too_deep.iter().map(String::as_str).collect(),
-        &format!("Folders more than {MAX_DEPTH} levels down were not looked into"),
-    );
-    add(
-        gaps.unreadable.iter().map(|(p, _)| p.as_str()).collect(),
-        "Folders that could not be read",
-    );
-}
-
-/// The note on the folders too deep or too long that the repair removed.
-fn note_too_deep(removed: &[String], notes: &mut Vec<String>) {
-    if let Some(first) = removed.first() {
-        let more = match removed.len() - 1 {
-            0 => String::new(),
-            more => format!(" and {more} more"),
-        };
-        notes.push(format!(
-            "Folders {MAX_DEPTH} levels down, or with paths longer than the chat's files take \
-             ({} bytes), were removed with all in them, out of reach of every limit: {}{more}.",
-            file_store_base::path::MAX_PATH_BYTES,
-            shorten(first)
-        ));
-    }
-}
-
-/// A path for a note: a long one cut to its start and its count of levels.
-fn shorten(path: &str) -> String {
-    const SHOWN: usize = 60;
-    if path.len() <= SHOWN {
-        return format!("{path:?}");
-    }
-    let mut cut = SHOWN;
-    while !path.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{:?}… ({} levels)", &path[..cut], path.split('/').count())
 }
 
 async fn run_async(
@@ -420,20 +354,30 @@ async fn run_async(
     let processes_limited = groups.pids || uid != 0;
     let memory_limited = groups.memory;
     let cpu_limited = groups.cpu;
-    groups.remove().await;
     drop(wrapped);
-    // Every process of the run is gone: nothing races the repair.
-    let repaired = folder.repair(&kept, &before, limits.new_names);
-    note_gaps(&repaired.gaps, &mut notes);
-    note_too_deep(&repaired.too_deep, &mut notes);
-    if repaired.over > 0 {
-        notes.push(format!(
-            "The run left more than {} new files, folders and links: {} more were removed, \
-             in the order the folders list them.",
-            limits.new_names, repaired.over
-        ));
+    groups.drain().await;
+    // Every process of the run is gone: nothing races the repair, which a
+    // helper in the run's cgroups does, sending back only what the app keeps.
+    let (after, deleted) = match after::look(&folder, &kept, &before, &limits, &groups.attach_fds())
+    {
+        Some(looked) => {
+            notes.extend(looked.notes);
+            (looked.left, Some(looked.deleted))
+        }
+        None => {
+            let after = after::repair_and_look(&folder, &kept, &before, &limits, &mut notes);
+            let left = after
+                .into_iter()
+                .filter(|(path, stamp)| after::kept_by_app(&before, path, stamp))
+                .collect();
+            (left, None)
+        }
+    };
+    groups.remove().await;
+    let mut changes = crate::snapshot::diff(&before, &after);
+    if let Some(deleted) = deleted {
+        changes.deleted = deleted;
     }
-    let after = look(&folder, Digests::Touched(&before), &mut notes);
     if let Some(lent) = lent {
         note_gaps(&lent.take_back(), &mut notes);
     }
@@ -452,6 +396,7 @@ async fn run_async(
         uid,
         before,
         after,
+        changes,
         notes,
     })
 }

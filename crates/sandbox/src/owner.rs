@@ -18,10 +18,10 @@ use std::path::Path;
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 
-use super::folder;
 use super::marks::{
     clear_flags, clear_flags_of_path, drop_acl, drop_user_attributes, fd_path, Kept,
 };
+use super::{folder, removing};
 use crate::snapshot::Snapshot;
 use file_store_base::error::{Error, Result};
 use file_store_base::lent;
@@ -114,9 +114,23 @@ impl Folder {
     ///
     /// Past `new_names` names that `before` does not hold, the rest are removed,
     /// in the order the folders list them; how many is in `Repaired::over`.
+    #[cfg(test)]
     pub fn repair(&self, kept: &Kept, before: &Snapshot, new_names: u64) -> Repaired {
+        self.repair_within(kept, before, new_names, u64::MAX)
+    }
+
+    /// `repair`, which also removes the new names met once their paths add up
+    /// to more than `new_path_bytes`: each costs the app its path in every list.
+    pub fn repair_within(
+        &self,
+        kept: &Kept,
+        before: &Snapshot,
+        new_names: u64,
+        new_path_bytes: u64,
+    ) -> Repaired {
         let mut removed = Vec::new();
         let mut new = 0u64;
+        let mut new_bytes = 0u64;
         let mut over = 0u64;
         let _ = rustix::fs::fchmod(&self.fd, Mode::from_raw_mode(self.mode));
         // The folder's own default ACL would reach every file the app writes there.
@@ -130,16 +144,24 @@ impl Folder {
         let walked = tree::walk(
             self.fd.as_fd(),
             |item| {
+                if removing::is_removing(item) {
+                    return Descend::No;
+                }
                 let is_dir = FileType::from_raw_mode(item.stat.st_mode) == FileType::Directory;
-                if !before.contains_key(item.path) {
-                    new += 1;
-                    if new > new_names {
-                        let gone = if is_dir {
+                let set_aside = || {
+                    removing::set_aside(self.fd.as_fd(), item.dir, item.name, || {
+                        if is_dir {
                             folder::remove_in_walk(item.dir, item.name)
                         } else {
                             rustix::fs::unlinkat(item.dir, item.name, AtFlags::empty())
-                        };
-                        over += u64::from(gone.is_ok());
+                        }
+                    })
+                };
+                if !before.contains_key(item.path) {
+                    new += 1;
+                    new_bytes += item.path.len() as u64;
+                    if new > new_names || new_bytes > new_path_bytes {
+                        over += u64::from(set_aside().is_ok());
                         return Descend::No;
                     }
                 }
@@ -158,7 +180,7 @@ impl Folder {
                 let beyond = item.depth >= tree::MAX_DEPTH
                     || item.path.len() + 2 > file_store_base::path::MAX_PATH_BYTES;
                 if is_dir && beyond {
-                    if folder::remove_in_walk(item.dir, item.name).is_ok() {
+                    if set_aside().is_ok() {
                         removed.push(item.path.to_string());
                     }
                     return Descend::No;

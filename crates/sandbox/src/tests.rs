@@ -213,6 +213,29 @@ fn a_run_that_only_touches_a_file_changes_nothing_and_one_that_rewrites_it_does(
     ))
     .unwrap();
     assert_eq!(out.exit_code, Some(0), "{}", out.stderr);
-    let changes = crate::snapshot::diff(&out.before, &out.after);
+    let changes = &out.changes;
     assert_eq!(changes.changed, vec!["rewritten"]);
+}
+
+#[test]
+fn the_app_gets_back_what_the_run_changed_and_not_what_it_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["old.txt", "gone.txt", ".hidden"] {
+        fs::write(dir.path().join(name), "x").unwrap();
+    }
+    let out = run(&spec(
+        dir.path(),
+        "rm gone.txt; echo new > new.txt; mkdir sub",
+    ))
+    .unwrap();
+    assert_eq!(out.exit_code, Some(0), "{}", out.stderr);
+    // The hidden file counts against a run's limits whether or not it changed.
+    assert_eq!(
+        out.after.keys().collect::<Vec<_>>(),
+        vec![".hidden", "new.txt", "sub"]
+    );
+    assert_eq!(out.changes.created, vec!["new.txt"]);
+    assert_eq!(out.changes.deleted, vec!["gone.txt"]);
+    assert_eq!(out.changes.entries, vec!["sub"]);
+    assert_eq!(out.before.len(), 3);
 }

@@ -18,7 +18,7 @@ use file_store_search::tree::{Given, Plan, Step};
 use file_store_search::{self as search, SearchInput, SearchOptions, SearchOutput, Source};
 
 use crate::named::named;
-use crate::snapshot::Snapshot;
+use crate::snapshot::{changes_hash, Snapshot};
 
 /// The bytes of `content`, copied, because another Ruby thread may change the string
 /// while the GVL is released.
@@ -262,6 +262,7 @@ pub fn outcome(ruby: &Ruby, outcome: Outcome) -> Result<RHash, Error> {
             ("notes", ruby.into_value(outcome.notes)),
             ("before", ruby.into_value(Snapshot(outcome.before))),
             ("after", ruby.into_value(Snapshot(outcome.after))),
+            ("changes", changes_hash(ruby, outcome.changes)?.as_value()),
         ],
     )
 }

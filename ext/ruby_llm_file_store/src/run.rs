@@ -16,6 +16,7 @@ pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
     native.define_module_function("remove_run_folder", function!(remove_run_folder, 1))?;
     native.define_module_function("command", function!(command, -1))?;
     native.define_module_function("sandbox_problem", function!(sandbox_problem, 0))?;
+    native.define_module_function("empty_removing", function!(empty_removing, -1))?;
     native.define_module_function("mount_link", function!(mount_link, -1))?;
     native.define_module_function("mount_unlink", function!(mount_unlink, -1))?;
     Ok(())
@@ -88,6 +89,18 @@ fn command(ruby: &Ruby, args: &[Value]) -> Result<Vec<String>, Error> {
     let (language, code) = kw.required;
     let interpreter = kw.optional.0.flatten();
     run::command(&language, interpreter.as_deref(), &code).map_err(|e| errors::map(ruby, e))
+}
+
+/// `empty_removing(dir, wait:)`: removes what the calls in the run folder `dir`
+/// set aside past a run's limits, in a process of its own, waiting for it at
+/// most `wait` seconds; whether it was done by then.
+fn empty_removing(ruby: &Ruby, args: &[Value]) -> Result<bool, Error> {
+    let ((dir,), kw) = convert::keywords::<(String,)>(args)?;
+    let kw = get_kwargs::<_, (f64,), (), ()>(kw, &["wait"], &[])?;
+    let wait = std::time::Duration::from_secs_f64(kw.required.0.clamp(0.0, 86_400.0));
+    nogvl(ruby, move || {
+        run::removing::empty_within(&PathBuf::from(dir), wait)
+    })
 }
 
 /// Why bubblewrap cannot run here, or nil.

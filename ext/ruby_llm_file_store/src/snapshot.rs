@@ -23,18 +23,7 @@ impl Snapshot {
     /// `{created:, changed:, deleted:, unnamed:, hidden:, entries:}` from this
     /// snapshot to `later`: `entries` are the new folders, links and other entries.
     fn changes(ruby: &Ruby, rb_self: &Snapshot, later: &Snapshot) -> Result<RHash, Error> {
-        let changes = snapshot::diff(&rb_self.0, &later.0);
-        named(
-            ruby,
-            &[
-                ("created", ruby.into_value(changes.created)),
-                ("changed", ruby.into_value(changes.changed)),
-                ("deleted", ruby.into_value(changes.deleted)),
-                ("unnamed", ruby.into_value(changes.unnamed)),
-                ("hidden", ruby.into_value(changes.hidden)),
-                ("entries", ruby.into_value(changes.entries)),
-            ],
-        )
+        changes_hash(ruby, snapshot::diff(&rb_self.0, &later.0))
     }
 
     /// Removes the regular file at `path` (as a snapshot lists it) below `dir`,
@@ -76,6 +65,21 @@ impl Snapshot {
             .map(|(path, _)| path.clone())
             .collect()
     }
+}
+
+/// `{created:, changed:, deleted:, unnamed:, hidden:, entries:}` of `changes`.
+pub fn changes_hash(ruby: &Ruby, changes: snapshot::Changes) -> Result<RHash, Error> {
+    named(
+        ruby,
+        &[
+            ("created", ruby.into_value(changes.created)),
+            ("changed", ruby.into_value(changes.changed)),
+            ("deleted", ruby.into_value(changes.deleted)),
+            ("unnamed", ruby.into_value(changes.unnamed)),
+            ("hidden", ruby.into_value(changes.hidden)),
+            ("entries", ruby.into_value(changes.entries)),
+        ],
+    )
 }
 
 pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {

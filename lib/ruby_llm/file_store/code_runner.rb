@@ -105,6 +105,9 @@ module RubyLLM
           end
           outputs.keep_in_place(store, @on_write)
           Result.of(outcome, outputs, notes: links.notes + outcome[:notes])
+        ensure
+          # What the run left past its limits was set aside; removed within the call's time, then on its own.
+          Native.empty_removing(local_root, wait: deadline.left) if local_root
         end
       end
 
@@ -121,7 +124,8 @@ module RubyLLM
       end
 
       def outputs_of(outcome)
-        Outputs.new(store, outcome[:before], outcome[:after], budget: @limits[:save_bytes], files: @limits[:save_files])
+        Outputs.new(store, outcome[:before], outcome[:after], changes: outcome[:changes],
+                                                              budget: @limits[:save_bytes], files: @limits[:save_files])
       end
 
       def execute(language, code, dir, mount_sources, deadline)

@@ -236,15 +236,21 @@ fn repair_removes_new_names_past_the_count_and_keeps_the_old_ones() {
     assert!(left.contains(&"old.txt".to_string()), "{left:?}");
     assert_eq!(left.len(), 11, "{left:?}");
     assert!(repaired.over > 0);
+    let aside = fs::read_dir(root.join(crate::removing::REMOVING)).unwrap();
+    assert_eq!(aside.count() as u64, repaired.over);
 }
 
-/// Every name below `root`, hidden ones included.
+/// Every name below `root`, hidden ones included, but those set aside to be
+/// removed (`removing`).
 fn walkdir_names(root: &Path) -> Vec<String> {
     let mut names = Vec::new();
     let fd = rustix::fs::open(root, DIR_FLAGS, Mode::empty()).unwrap();
     tree::walk(
         fd.as_fd(),
         |item| {
+            if crate::removing::is_removing(item) {
+                return Descend::No;
+            }
             names.push(item.path.to_string());
             Descend::Yes
         },

@@ -24,8 +24,10 @@ module RubyLLM
         attr_reader :created, :changed, :deleted, :refused, :oversized, :over_budget, :budget, :unseen_dropped,
                     :over_count, :entries_over
 
-        def initialize(store, before, after, budget:, files: nil)
-          changes = before.changes(after)
+        # +after+ holds what the run left (Native.run's +after+: the new and changed
+        # entries, and the files under hidden or refused names), +changes+ what
+        # changed; without +changes+, +after+ is a whole snapshot to compare.
+        def initialize(store, before, after, budget:, files: nil, changes: before.changes(after))
           created, changed, @deleted, unnamed, hidden, entries =
             changes.values_at(:created, :changed, :deleted, :unnamed, :hidden, :entries)
           @max = store.max_file_size
@@ -48,10 +50,12 @@ module RubyLLM
         # Workspace mode: removes the files over the limits, as copy mode does not
         # save them, and hands the listed ones to +on_write+.
         # Folders and other entries past the count go last, deepest first, each only
-        # once it is empty.
+        # once it is empty. Each is moved aside (a rename) into a hidden folder that
+        # a process of its own empties after (Native.empty_removing).
         def keep_in_place(store, on_write)
-          (oversized + over_budget).each { |path| store.delete(path) }
-          (over_count + unseen_dropped).each { |path| Native::Snapshot.remove(store.local_root, path) }
+          (oversized + over_budget + over_count + unseen_dropped).each do |path|
+            Native::Snapshot.remove(store.local_root, path)
+          end
           Native::Snapshot.remove_entries(store.local_root, entries_over.reverse) if entries_over.any?
           kept.each { |path| (file = store[path]) && on_write&.call(file) }
         end
