@@ -71,6 +71,10 @@ module ActiveStorageDB
     quiet_jobs
     ActiveStorage::Blob.services = ActiveStorage::Service::Registry.new(test: ActiveStorageServers.service_configuration(blob_root))
     ActiveStorage::Blob.service = ActiveStorage::Blob.services.fetch(:test)
+    # Loaded now, not by the first of several threads at once: Rails 6.1's classic
+    # autoloader is not thread-safe, and these threads run outside an executor, which
+    # in an application would load them one at a time.
+    ActiveStorage::Attachment.name
   end
 
   # Records passed to jobs (a blob to purge) by their GlobalID, as Active Job's railtie
