@@ -19,6 +19,9 @@ $LOAD_PATH.unshift(File.expand_path('../lib', __dir__))
 ENV['RUBY_LLM_FILE_STORE_DATABASE_URL'] = "#{ARGV[0]}?pool=20" if ARGV[0]
 require 'rspec/core' # the spec support files register their hooks with RSpec
 require 'json'
+# ruby_llm, which the gem requires, as the specs find it (RUBY_LLM_PATH, else ../shared/gems).
+require_relative '../spec/ruby_llm_path'
+RubyLLMPath.load!
 require 'ruby_llm/file_store'
 require_relative '../spec/support/active_storage_app'
 require_relative '../spec/support/active_storage_db'

@@ -9,6 +9,9 @@
 #   ruby bench/run.rb [N]
 
 $LOAD_PATH.unshift File.expand_path('../lib', __dir__)
+# ruby_llm, which the gem requires, as the specs find it (RUBY_LLM_PATH, else ../shared/gems).
+require_relative '../spec/ruby_llm_path'
+RubyLLMPath.load!
 require 'ruby_llm/file_store'
 require 'tmpdir'
 
