@@ -278,18 +278,7 @@ RSpec.describe 'The code sandbox under attack', if: ENV.fetch('RUBY_LLM_SANDBOX_
     it 'holds for the whole call in workspace mode: folders too deep or too long to keep cost a rename, not a removal' do
       runner = RubyLLM::FileStore::CodeRunner.new(store, python: [], timeout: 5)
       started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-      result = runner.run(language: 'python', code: <<~PY)
-        import os
-        for chain in range(60):
-            fd = os.open('.', os.O_RDONLY)
-            for level in range(120):
-                name = 'c%03d%03d' % (chain, level) + 'x' * 244
-                os.mkdir(name, dir_fd=fd)
-                below = os.open(name, os.O_RDONLY, dir_fd=fd)
-                os.close(fd)
-                fd = below
-            os.close(fd)
-      PY
+      result = runner.run(language: 'python', code: FolderChains.code(60))
       took = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
       expect(result.to_s).to include('with paths longer than the chat\'s files take (4096 bytes), were removed')
       # Removing the 6,200 folders past the longest path took 20 s of a 5 s call (3 ms a folder, ext4 with discard).

@@ -235,19 +235,7 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
       # Resets the peak of this process's resident memory (VmHWM) to what it holds now.
       File.write('/proc/self/clear_refs', '5')
       before = status_kb('VmRSS')
-      result = python(<<~PY)
-        import os
-        for chain in range(100):
-            fd = os.open('.', os.O_RDONLY)
-            for level in range(120):
-                name = 'c%03d%03d' % (chain, level) + 'x' * 244
-                os.mkdir(name, dir_fd=fd)
-                below = os.open(name, os.O_RDONLY, dir_fd=fd)
-                os.close(fd)
-                fd = below
-            os.close(fd)
-        print('made')
-      PY
+      result = python(FolderChains.code(100))
       grown = status_kb('VmHWM') - before
       expect(result.stdout).to eq("made\n")
       expect(result.to_s).to include('with paths longer than the chat\'s files take (4096 bytes), were removed')
@@ -255,23 +243,6 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
       expect(deepest).to be <= 4096
       # 12,000 folders of paths up to 30 KB once cost the app 584 MB to look at.
       expect(grown).to be < 64 << 10
-    end
-
-    # Python that makes +chains+ chains of folders, each 120 levels of 250-byte names.
-    def chains_code(chains)
-      <<~PY
-        import os
-        for chain in range(#{chains}):
-            fd = os.open('.', os.O_RDONLY)
-            for level in range(120):
-                name = 'c%05d%03d' % (chain, level) + 'x' * 242
-                os.mkdir(name, dir_fd=fd)
-                below = os.open(name, os.O_RDONLY, dir_fd=fd)
-                os.close(fd)
-                fd = below
-            os.close(fd)
-        print('made')
-      PY
     end
 
     # How much the app's peak resident memory grew, in KB, while the block ran.
@@ -286,7 +257,7 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
       # docs/running_code.md states 32 MB for what any run leaves; these chains cost the app about 7 MB.
       it 'in copy mode: 96,000 folders in chains of 120 levels grow the app by less than 16 MB' do
         result = nil
-        grown = peak_growth_kb { result = copy_runner.run(language: 'python', code: chains_code(800)) }
+        grown = peak_growth_kb { result = copy_runner.run(language: 'python', code: FolderChains.code(800)) }
         expect(result.stdout).to eq("made\n")
         # The app once looked at every name itself: 57 MB here, 4.45 GB before the longest paths were removed.
         expect(grown).to be < 16 << 10
@@ -298,7 +269,7 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
         shm_store = RubyLLM.file_store.directory(File.join(shm, 'store'))
         runner = RubyLLM::FileStore::CodeRunner.new(shm_store, python: [], timeout: 120)
         result = nil
-        grown = peak_growth_kb { result = runner.run(language: 'python', code: chains_code(400)) }
+        grown = peak_growth_kb { result = runner.run(language: 'python', code: FolderChains.code(400)) }
         expect(result.stdout).to eq("made\n")
         # The app once looked at every name itself: 28 MB here.
         expect(grown).to be < 16 << 10
