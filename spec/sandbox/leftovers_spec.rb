@@ -279,6 +279,26 @@ RSpec.describe 'The code sandbox against what a run leaves behind', if: ENV.fetc
       end
     end
 
+    it 'through a folder of 150,000 names: the look before the run is kept on disk, and the app stays small' do
+      shm = Dir.mktmpdir('ruby_llm_names', '/dev/shm')
+      big = RubyLLM.file_store.directory(File.join(shm, 'store'))
+      100.times do |folder|
+        dir = File.join(big.local_root, format('f%03d', folder))
+        FileUtils.mkdir_p(dir)
+        1500.times { |i| File.write(File.join(dir, format('%05d', i) + ('n' * 90)), '') }
+      end
+      big.write('f000/notes.txt', 'old')
+      runner = RubyLLM::FileStore::CodeRunner.new(big, shell: true, timeout: 120)
+      result = nil
+      grown = peak_growth_kb { result = runner.run(language: 'shell', code: 'echo new > f000/notes.txt; echo x > made.txt') }
+      expect(result.exit_code).to eq(0)
+      expect(result.to_s).to include('Created: "made.txt"').and include('Changed: "f000/notes.txt"')
+      # Kept in the app's memory, the look cost it 64 MB here.
+      expect(grown).to be < 16 << 10
+    ensure
+      FileUtils.rm_rf(shm) if shm
+    end
+
     context 'with new_names of 2,000' do
       let(:limits) { { new_names: 2000 } }
       # Removing 18,000 folders: 72 s on an ext4 mounted with discard.

@@ -16,14 +16,16 @@
 //! descriptor but its own, as the tmpfs maker does, so no pipe end of another
 //! run's child stays open in it.
 
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufReader, BufWriter, Write};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 
+use super::before::Before;
 use super::limits::Limits;
 use super::marks::Kept;
 use super::notes;
 use super::owner::Folder;
 use super::raw::close_all_but;
+use crate::records::{self, Record};
 use crate::snapshot::{Digests, Snapshot, Stamp};
 
 /// The most bytes of paths the new names a run leaves may add up to; past them
@@ -40,19 +42,23 @@ pub(super) struct Looked {
     /// The entries of the snapshot after the run that are new, or differ from
     /// those before, and the hidden or unnamed files the folder still holds.
     pub left: Snapshot,
+    /// What the look before the run held of the paths in `left`: all the app
+    /// keeps of it.
+    pub was: Snapshot,
     /// The files of the snapshot before that the one after lacks (listable
     /// ones only, as `snapshot::diff` counts them).
     pub deleted: Vec<String>,
 }
 
 /// Repairs the folder and looks at it after a run, in a helper joined to the
-/// cgroups whose `cgroup.procs` are open on `groups`. `None` when no helper
-/// could be started or it ended before it was done (killed at the run's memory
-/// ceiling): the app then does both itself.
+/// cgroups whose `cgroup.procs` are open on `groups`, which reads the look before
+/// the run back from `before`. `None` when no helper could be started or it ended
+/// before it was done (killed at the run's memory ceiling): the app then does
+/// both itself.
 pub(super) fn look(
     folder: &Folder,
     kept: &Kept,
-    before: &Snapshot,
+    before: &Before,
     limits: &Limits,
     groups: &[RawFd],
 ) -> Option<Looked> {
@@ -63,7 +69,7 @@ pub(super) fn look(
     }
     // SAFETY: both are new descriptors, owned by nothing else.
     let (read, write) = unsafe { (OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) };
-    let mut own: Vec<RawFd> = vec![folder.fd.as_raw_fd(), write.as_raw_fd()];
+    let mut own: Vec<RawFd> = vec![folder.fd.as_raw_fd(), write.as_raw_fd(), before.raw_fd()];
     own.extend_from_slice(groups);
     own.sort_unstable();
     // SAFETY: see the module's doc; the child ends in `_exit`, never returning.
@@ -95,37 +101,52 @@ pub(super) fn look(
     looked.filter(|_| libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0)
 }
 
-/// The helper's work, in the child: the repair, the look, and the records.
+/// The helper's work, in the child: the look before read back, the repair, the
+/// look after, and the records.
 fn helper(
     folder: &Folder,
     kept: &Kept,
-    before: &Snapshot,
+    before: &Before,
     limits: &Limits,
     out: BorrowedFd<'_>,
 ) -> std::io::Result<()> {
+    let before = before.load()?;
     let mut notes = Vec::new();
-    let after = repair_and_look(folder, kept, before, limits, &mut notes);
+    let after = repair_and_look(folder, kept, &before, limits, &mut notes);
     let mut out = BufWriter::with_capacity(64 << 10, Pipe(out));
     for note in &notes {
-        record(&mut out, b'n', note.as_bytes())?;
+        records::record(&mut out, b'n', note.as_bytes())?;
     }
     for (path, stamp) in &after {
-        if kept_by_app(before, path, stamp) {
-            record(&mut out, b's', path.as_bytes())?;
-            out.write_all(&encode(stamp))?;
+        if kept_by_app(&before, path, stamp) {
+            records::stamped(&mut out, b's', path, stamp)?;
+            if let Some(was) = before.get(path) {
+                records::stamped(&mut out, b'b', path, was)?;
+            }
         }
     }
-    for (path, stamp) in before {
-        if stamp.file
-            && !stamp.unnamed
-            && !stamp.hidden
-            && !after.get(path).is_some_and(|now| now.file)
-        {
-            record(&mut out, b'd', path.as_bytes())?;
-        }
+    for path in deleted(&before, &after) {
+        records::record(&mut out, b'd', path.as_bytes())?;
     }
-    out.write_all(b"z")?;
+    records::end(&mut out)?;
     out.flush()
+}
+
+/// The listable files of `before` that `after` lacks, as `snapshot::diff`
+/// counts them.
+pub(super) fn deleted<'a>(
+    before: &'a Snapshot,
+    after: &'a Snapshot,
+) -> impl Iterator<Item = &'a String> {
+    before
+        .iter()
+        .filter(|(path, stamp)| {
+            stamp.file
+                && !stamp.unnamed
+                && !stamp.hidden
+                && !after.get(*path).is_some_and(|now| now.file)
+        })
+        .map(|(path, _)| path)
 }
 
 /// The repair after a run and the snapshot after it, with their notes: what the
@@ -195,65 +216,21 @@ impl Write for Pipe<'_> {
     }
 }
 
-/// One record: its kind, the length of its text, the text.
-fn record(out: &mut impl Write, kind: u8, text: &[u8]) -> std::io::Result<()> {
-    out.write_all(&[kind])?;
-    out.write_all(&(text.len() as u32).to_le_bytes())?;
-    out.write_all(text)
-}
-
-/// A stamp's fields, after its path: flags, size, mtime, ctime, digest.
-const STAMP_BYTES: usize = 1 + 8 + 16 + 16 + 32;
-
-fn encode(stamp: &Stamp) -> [u8; STAMP_BYTES] {
-    let mut bytes = [0u8; STAMP_BYTES];
-    bytes[0] = u8::from(stamp.file)
-        | u8::from(stamp.unnamed) << 1
-        | u8::from(stamp.hidden) << 2
-        | u8::from(stamp.digest.is_some()) << 3;
-    bytes[1..9].copy_from_slice(&stamp.size.to_le_bytes());
-    bytes[9..25].copy_from_slice(&stamp.mtime_ns.to_le_bytes());
-    bytes[25..41].copy_from_slice(&stamp.ctime_ns.to_le_bytes());
-    bytes[41..].copy_from_slice(&stamp.digest.unwrap_or_default());
-    bytes
-}
-
-fn decode(bytes: &[u8; STAMP_BYTES]) -> Stamp {
-    let at = |range: std::ops::Range<usize>| &bytes[range];
-    Stamp {
-        file: bytes[0] & 1 != 0,
-        unnamed: bytes[0] & 2 != 0,
-        hidden: bytes[0] & 4 != 0,
-        size: u64::from_le_bytes(at(1..9).try_into().expect("8 bytes")),
-        mtime_ns: i128::from_le_bytes(at(9..25).try_into().expect("16 bytes")),
-        ctime_ns: i128::from_le_bytes(at(25..41).try_into().expect("16 bytes")),
-        digest: (bytes[0] & 8 != 0).then(|| at(41..73).try_into().expect("32 bytes")),
-    }
-}
-
 /// The records from the helper, as they come; `None` unless they end with the
 /// end mark.
 fn receive(read: OwnedFd) -> Option<Looked> {
     let mut input = BufReader::with_capacity(64 << 10, std::fs::File::from(read));
     let mut looked = Looked::default();
     loop {
-        let mut kind = [0u8];
-        input.read_exact(&mut kind).ok()?;
-        if kind[0] == b'z' {
-            return Some(looked);
-        }
-        let mut len = [0u8; 4];
-        input.read_exact(&mut len).ok()?;
-        let mut text = vec![0u8; u32::from_le_bytes(len) as usize];
-        input.read_exact(&mut text).ok()?;
-        let text = String::from_utf8(text).ok()?;
-        match kind[0] {
-            b'n' => looked.notes.push(text),
-            b'd' => looked.deleted.push(text),
-            b's' => {
-                let mut stamp = [0u8; STAMP_BYTES];
-                input.read_exact(&mut stamp).ok()?;
-                looked.left.insert(text, decode(&stamp));
+        match records::next(&mut input)? {
+            Record::End => return Some(looked),
+            Record::Text(b'n', note) => looked.notes.push(note),
+            Record::Text(b'd', path) => looked.deleted.push(path),
+            Record::Stamped(b's', path, stamp) => {
+                looked.left.insert(path, stamp);
+            }
+            Record::Stamped(b'b', path, stamp) => {
+                looked.was.insert(path, stamp);
             }
             _ => return None,
         }
@@ -265,31 +242,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_stamp_comes_back_as_it_went() {
-        let stamp = Stamp {
-            file: true,
-            size: 7,
-            mtime_ns: -3,
-            ctime_ns: 1 << 70,
-            unnamed: false,
-            hidden: true,
-            digest: Some([9; 32]),
-        };
-        assert_eq!(decode(&encode(&stamp)), stamp);
-        let bare = Stamp {
-            digest: None,
-            file: false,
-            ..stamp
-        };
-        assert_eq!(decode(&encode(&bare)), bare);
-    }
-
-    #[test]
-    fn records_are_read_back_and_a_cut_stream_is_none() {
-        let mut bytes = Vec::new();
-        record(&mut bytes, b'n', b"a note").unwrap();
-        record(&mut bytes, b'd', b"gone.txt").unwrap();
-        record(&mut bytes, b's', b"new.txt").unwrap();
+    fn the_records_come_to_the_app_and_a_cut_stream_is_none() {
         let stamp = Stamp {
             file: true,
             size: 1,
@@ -299,7 +252,11 @@ mod tests {
             hidden: false,
             digest: None,
         };
-        bytes.extend_from_slice(&encode(&stamp));
+        let mut bytes = Vec::new();
+        records::record(&mut bytes, b'n', b"a note").unwrap();
+        records::record(&mut bytes, b'd', b"gone.txt").unwrap();
+        records::stamped(&mut bytes, b's', "new.txt", &stamp).unwrap();
+        records::stamped(&mut bytes, b'b', "new.txt", &Stamp { size: 9, ..stamp }).unwrap();
         let through = |bytes: &[u8]| {
             let mut ends = [0 as libc::c_int; 2];
             assert_eq!(
@@ -312,10 +269,11 @@ mod tests {
             receive(read)
         };
         assert!(through(&bytes).is_none());
-        bytes.push(b'z');
+        records::end(&mut bytes).unwrap();
         let looked = through(&bytes).unwrap();
         assert_eq!(looked.notes, vec!["a note"]);
         assert_eq!(looked.deleted, vec!["gone.txt"]);
         assert_eq!(looked.left["new.txt"], stamp);
+        assert_eq!(looked.was["new.txt"].size, 9);
     }
 }

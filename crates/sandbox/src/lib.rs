@@ -8,6 +8,7 @@
 //! (`owner`). tokio drives the child: the wait, the timeout and both pipes at once.
 
 mod after;
+mod before;
 mod cgroup;
 pub mod folder;
 mod limits;
@@ -18,6 +19,7 @@ mod output;
 mod owner;
 pub mod private;
 mod raw;
+mod records;
 pub mod removing;
 mod reserve;
 mod sandbox;
@@ -118,7 +120,9 @@ pub struct Outcome {
     pub cpu_limited: bool,
     /// The host uid the run's processes had.
     pub uid: u32,
-    /// The folder's files just before the run.
+    /// What the folder held just before the run at the paths in `after`: all the
+    /// app keeps of the look before the run, which it holds in a file, not in
+    /// memory (`before`).
     pub before: Snapshot,
     /// What the run left, once repaired: the entries of the folder after it that
     /// are new or differ from `before`, and the files under hidden or unnamed
@@ -169,36 +173,6 @@ pub fn run(spec: &Spec) -> Result<Outcome> {
         .build()
         .map_err(|e| Error::Sandbox(format!("cannot start the runner: {e}")))?;
     runtime.block_on(run_async(spec, folder, private, called))
-}
-
-/// The look before a run, or `None` when the folder holds more names, or
-/// bytes of paths, than the app holds for a run (`Limits::folder_names`,
-/// `MAX_PATH_BYTES_HELD`): its looks keep every name in the app's memory.
-fn look_within(
-    folder: &owner::Folder,
-    digests: Digests<'_>,
-    limits: &Limits,
-    notes: &mut Vec<String>,
-) -> Option<Snapshot> {
-    let taken = crate::snapshot::take_within(
-        folder.fd.as_fd(),
-        digests,
-        limits.folder_names,
-        crate::snapshot::MAX_PATH_BYTES_HELD,
-    );
-    match taken {
-        Ok(Some((snapshot, gaps))) => {
-            note_gaps(&gaps, notes);
-            Some(snapshot)
-        }
-        Ok(None) => None,
-        Err(e) => {
-            notes.push(format!(
-                "The run folder could not be read ({e}), so the files the run touched are not listed."
-            ));
-            Some(Snapshot::new())
-        }
-    }
 }
 
 /// Why code does not run in a folder past `folder_names`.
@@ -255,12 +229,13 @@ async fn run_async(
     }
     // The store's own attributes, which the repair keeps only as they are now.
     let kept = marks::Kept::record(folder.fd.as_fd());
-    let Some(before) = look_within(
-        &folder,
+    let Some(before) = before::Before::take(
+        folder.fd.as_fd(),
         Digests::Budget(limits.digest_bytes),
         &limits,
         &mut notes,
-    ) else {
+    )?
+    else {
         groups.remove().await;
         return Err(Error::Sandbox(too_many(&limits)));
     };
@@ -358,26 +333,34 @@ async fn run_async(
     groups.drain().await;
     // Every process of the run is gone: nothing races the repair, which a
     // helper in the run's cgroups does, sending back only what the app keeps.
-    let (after, deleted) = match after::look(&folder, &kept, &before, &limits, &groups.attach_fds())
-    {
-        Some(looked) => {
-            notes.extend(looked.notes);
-            (looked.left, Some(looked.deleted))
-        }
-        None => {
-            let after = after::repair_and_look(&folder, &kept, &before, &limits, &mut notes);
-            let left = after
-                .into_iter()
-                .filter(|(path, stamp)| after::kept_by_app(&before, path, stamp))
-                .collect();
-            (left, None)
-        }
-    };
+    let (after, was, deleted) =
+        match after::look(&folder, &kept, &before, &limits, &groups.attach_fds()) {
+            Some(looked) => {
+                notes.extend(looked.notes);
+                (looked.left, looked.was, looked.deleted)
+            }
+            None => {
+                // Held whole by the app only here, where no helper could.
+                let before = before.load().map_err(|e| {
+                    Error::Sandbox(format!("lost the look at the folder before the run: {e}"))
+                })?;
+                let after = after::repair_and_look(&folder, &kept, &before, &limits, &mut notes);
+                let deleted = after::deleted(&before, &after).cloned().collect();
+                let left: Snapshot = after
+                    .into_iter()
+                    .filter(|(path, stamp)| after::kept_by_app(&before, path, stamp))
+                    .collect();
+                let was = left
+                    .keys()
+                    .filter_map(|path| before.get_key_value(path))
+                    .map(|(path, stamp)| (path.clone(), *stamp))
+                    .collect();
+                (left, was, deleted)
+            }
+        };
     groups.remove().await;
-    let mut changes = crate::snapshot::diff(&before, &after);
-    if let Some(deleted) = deleted {
-        changes.deleted = deleted;
-    }
+    let mut changes = crate::snapshot::diff(&was, &after);
+    changes.deleted = deleted;
     if let Some(lent) = lent {
         note_gaps(&lent.take_back(), &mut notes);
     }
@@ -394,7 +377,7 @@ async fn run_async(
         memory_limited,
         cpu_limited,
         uid,
-        before,
+        before: was,
         after,
         changes,
         notes,

@@ -92,8 +92,26 @@ pub fn take_within(
     path_bytes: u64,
 ) -> std::result::Result<Option<(Snapshot, Gaps)>, rustix::io::Errno> {
     let mut entries = Snapshot::new();
+    let gaps = stream_within(root, digests, names, path_bytes, |path, stamp| {
+        entries.insert(path.to_string(), *stamp);
+        true
+    })?;
+    Ok(gaps.map(|gaps| (entries, gaps)))
+}
+
+/// The walk of `take_within`, handing each entry's path and stamp to `keep`
+/// rather than keeping them: `None` once the folder holds more than `names`
+/// names or `path_bytes` bytes of their paths, or once `keep` says to stop.
+pub fn stream_within(
+    root: BorrowedFd<'_>,
+    digests: Digests<'_>,
+    names: u64,
+    path_bytes: u64,
+    mut keep: impl FnMut(&str, &Stamp) -> bool,
+) -> std::result::Result<Option<Gaps>, rustix::io::Errno> {
     let mut digester = content::Digester::new(digests);
     let mut held = 0u64;
+    let mut count = 0u64;
     let mut over = false;
     let gaps = tree::walk(
         root,
@@ -102,7 +120,7 @@ pub fn take_within(
                 return Descend::No;
             }
             held += item.path.len() as u64;
-            if over || entries.len() as u64 >= names || held > path_bytes {
+            if over || count >= names || held > path_bytes {
                 over = true;
                 return Descend::No;
             }
@@ -122,12 +140,16 @@ pub fn take_within(
             if file {
                 stamp.digest = digester.digest(item.dir, item.name, item.path, &stamp);
             }
-            entries.insert(item.path.to_string(), stamp);
+            count += 1;
+            if !keep(item.path, &stamp) {
+                over = true;
+                return Descend::No;
+            }
             Descend::Yes
         },
         |_, _| {},
     )?;
-    Ok((!over).then_some((entries, gaps)))
+    Ok((!over).then_some(gaps))
 }
 
 /// What changed from `before` to `after`.

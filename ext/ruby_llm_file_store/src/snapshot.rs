@@ -57,6 +57,14 @@ impl Snapshot {
             .map(|stamp| stamp.size)
     }
 
+    /// Whether the regular file at `path` is under a name the store does not
+    /// list (`path::seen`: hidden, or no store path holds it).
+    fn unseen(&self, path: String) -> bool {
+        self.0
+            .get(&path)
+            .is_some_and(|stamp| stamp.file && (stamp.hidden || stamp.unnamed))
+    }
+
     /// The paths of the regular files in the snapshot, sorted.
     fn paths(&self) -> Vec<String> {
         self.0
@@ -90,5 +98,6 @@ pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
     class.define_method("changes", method!(Snapshot::changes, 1))?;
     class.define_method("paths", method!(Snapshot::paths, 0))?;
     class.define_method("size", method!(Snapshot::size, 1))?;
+    class.define_method("unseen?", method!(Snapshot::unseen, 1))?;
     Ok(())
 }

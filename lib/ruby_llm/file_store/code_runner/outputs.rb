@@ -25,15 +25,15 @@ module RubyLLM
                     :over_count, :entries_over
 
         # +after+ holds what the run left (Native.run's +after+: the new and changed
-        # entries, and the files under hidden or refused names), +changes+ what
-        # changed; without +changes+, +after+ is a whole snapshot to compare.
-        def initialize(store, before, after, budget:, files: nil, changes: before.changes(after))
+        # entries, and the files under hidden or refused names), +before+ what the
+        # folder held at those paths before the run, +changes+ what changed.
+        def initialize(store, before, after, budget:, changes:, files: nil)
           created, changed, @deleted, unnamed, hidden, entries =
             changes.values_at(:created, :changed, :deleted, :unnamed, :hidden, :entries)
           @max = store.max_file_size
           @budget = @left = budget
           @files = files
-          @refused = unnamed + (created + changed).reject { |path| storable?(path) }
+          @refused = unnamed
           @held = held_unseen(before, after, (@refused + hidden).to_set)
           created, hidden = drop_past_count(created, hidden, before)
           sort_listed(created, changed, after)
@@ -143,13 +143,12 @@ module RubyLLM
         # The files under hidden or refused names the folder held before the run
         # and still holds, untouched: no listing shows them, so they count against
         # save_files and save_bytes before this run's, or runs would pile them up.
+        # Which names those are is the core's one rule (the snapshot's flags).
         def held_unseen(before, after, touched)
           after.paths.select do |path|
-            before.size(path) && !touched.include?(path) && (hidden?(path) || !storable?(path))
+            before.size(path) && !touched.include?(path) && after.unseen?(path)
           end
         end
-
-        def hidden?(path) = path.split('/').any? { |name| name.start_with?('.') }
 
         # The hidden and refused files over max_file_size or past the budget the
         # listed files and the held ones left.
@@ -160,12 +159,6 @@ module RubyLLM
 
         def note(paths, lead)
           "#{lead}#{Outputs.join(paths)}." if paths.any?
-        end
-
-        def storable?(path)
-          FileStore.path(path) == path && !path.match?(/[\\[:cntrl:]]/)
-        rescue ArgumentError
-          false
         end
       end
     end
