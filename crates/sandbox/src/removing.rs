@@ -89,8 +89,11 @@ pub fn set_aside(
 /// Empties the folder of what waits to be removed in `dir`, if it has one, and
 /// removes it, in a process of its own, waiting for it at most `wait`: past it
 /// the process goes on alone and the app does not wait. The app forks a child
-/// that forks the remover and ends at once, so no one has to reap the remover.
-/// It closes every descriptor but its three, removes everything in the folder,
+/// that forks the remover and ends at once, so no one has to reap the remover;
+/// where the orphan would come back to the app to be reaped (an app that is its
+/// PID namespace's first process, as in a container without an init, or a
+/// child subreaper), the app forks the remover itself and a thread of its own
+/// waits for it, so it never stays a zombie. It closes every descriptor but its three, removes everything in the folder,
 /// however deep, never through a link, then the folder, and ends, which closes
 /// the pipe the app waits on. Returns whether it was done within `wait`.
 pub fn empty_within(dir: &Path, wait: Duration) -> bool {
@@ -109,12 +112,13 @@ pub fn empty_within(dir: &Path, wait: Duration) -> bool {
     let (done, told) = unsafe { (OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) };
     let mut own = [root.as_raw_fd(), held.as_raw_fd(), told.as_raw_fd()];
     own.sort_unstable();
+    let adopts = adopts_orphans();
     // SAFETY: the children take no lock but the allocator's, which glibc's fork
     // hands them usable, touch no Ruby value and leave by `_exit`.
     let pid = unsafe { libc::fork() };
     if pid == 0 {
         unsafe {
-            if libc::fork() == 0 {
+            if adopts || libc::fork() == 0 {
                 libc::setsid();
                 if close_all_but(&own).is_ok() {
                     let _ = super::folder::empty_all(held.as_fd());
@@ -128,11 +132,17 @@ pub fn empty_within(dir: &Path, wait: Duration) -> bool {
     if pid < 0 {
         return false;
     }
-    let mut status = 0;
-    // SAFETY: waits for the child just forked, which ends at once.
-    while unsafe { libc::waitpid(pid, &mut status, 0) } < 0
-        && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
-    {}
+    if adopts {
+        let reaper = std::thread::Builder::new()
+            .name("ruby_llm-reaper".into())
+            .spawn(move || reap(pid));
+        if reaper.is_err() {
+            reap(pid);
+        }
+    } else {
+        // The child ends at once.
+        reap(pid);
+    }
     let until = Instant::now() + wait;
     loop {
         let left = until.saturating_duration_since(Instant::now());
@@ -151,6 +161,35 @@ pub fn empty_within(dir: &Path, wait: Duration) -> bool {
             _ => return false,
         }
     }
+}
+
+/// Waits for the child `pid` to end.
+fn reap(pid: libc::pid_t) {
+    let mut status = 0;
+    // SAFETY: waits for a child of this process.
+    while unsafe { libc::waitpid(pid, &mut status, 0) } < 0
+        && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
+    {}
+}
+
+/// Whether an orphan of this process's children comes back to it to be reaped:
+/// it is the first process of its PID namespace, or a child subreaper.
+fn adopts_orphans() -> bool {
+    if rustix::process::getpid().is_init() {
+        return true;
+    }
+    let mut flag: libc::c_int = 0;
+    // SAFETY: PR_GET_CHILD_SUBREAPER writes one int where it is told.
+    let asked = unsafe {
+        libc::prctl(
+            libc::PR_GET_CHILD_SUBREAPER,
+            &mut flag as *mut libc::c_int as libc::c_ulong,
+            0,
+            0,
+            0,
+        )
+    };
+    asked == 0 && flag != 0
 }
 
 #[cfg(test)]
