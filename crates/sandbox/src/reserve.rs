@@ -201,10 +201,15 @@ mod tests {
         assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
         // Other processes of the host (other tests) make and remove names and
         // blocks on the same file system meanwhile (a 200 MB file removed takes
-        // 51,200 blocks at once): some round of ten must see its own names, and
-        // some its own blocks.
+        // 51,200 blocks at once; the escape suite removes folders by the
+        // hundred thousand): some round must see its own names, and some its
+        // own blocks. Ten rounds in a row were once all met by removals on a
+        // busy machine, so the rounds are spread over about ten seconds.
         let (mut names, mut blocks) = (false, false);
-        for round in 0..10 {
+        for round in 0..100 {
+            if round > 0 {
+                std::thread::sleep(Duration::from_millis(100));
+            }
             let start = reserve.added(fd.as_fd());
             for i in 0..200 {
                 std::fs::create_dir(dir.path().join(format!("d{round}_{i}"))).unwrap();
