@@ -28,22 +28,23 @@ pub(crate) struct Before {
 
 impl Before {
     /// Looks at the folder open on `root`, with the digests `digests` asks for,
-    /// noting what the walk could not see: `None` when the folder holds more
-    /// names, or bytes of paths, than a run may start in.
+    /// noting what the walk could not see, and keeps the look in a file in the
+    /// folder `kept_in`: `None` when the folder holds more names, or bytes of
+    /// paths, than a run may start in.
     pub fn take(
         root: BorrowedFd<'_>,
         digests: Digests<'_>,
         limits: &Limits,
+        kept_in: &std::path::Path,
         notes: &mut Vec<String>,
     ) -> Result<Option<Before>> {
-        let kept_in = std::env::temp_dir();
         let failed = |e: std::io::Error| {
             Error::Sandbox(format!(
                 "cannot keep the look at the folder before the run in {}: {e}",
                 kept_in.display()
             ))
         };
-        let file = tempfile::tempfile_in(&kept_in).map_err(failed)?;
+        let file = tempfile::tempfile_in(kept_in).map_err(failed)?;
         let mut out = BufWriter::with_capacity(64 << 10, &file);
         let mut error = None;
         let walked = snapshot::stream_within(
@@ -134,9 +135,28 @@ mod tests {
             fd.as_fd(),
             Digests::Budget(1 << 20),
             limits,
+            &std::env::temp_dir(),
             &mut Vec::new(),
         )
         .unwrap()
+    }
+
+    #[test]
+    fn where_the_look_cannot_be_kept_the_error_names_the_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let fd =
+            rustix::fs::open(dir.path(), file_store_base::tree::DIR_FLAGS, Mode::empty()).unwrap();
+        let nowhere = dir.path().join("no/such/folder");
+        let Err(err) = Before::take(
+            fd.as_fd(),
+            Digests::None,
+            &Limits::default(),
+            &nowhere,
+            &mut Vec::new(),
+        ) else {
+            panic!("kept in a folder that is not there");
+        };
+        assert!(err.to_string().contains("no/such/folder"), "{err}");
     }
 
     #[test]

@@ -233,6 +233,7 @@ async fn run_async(
         folder.fd.as_fd(),
         Digests::Budget(limits.digest_bytes),
         &limits,
+        &std::env::temp_dir(),
         &mut notes,
     )?
     else {
