@@ -229,16 +229,18 @@ async fn run_async(
     }
     // The store's own attributes, which the repair keeps only as they are now.
     let kept = marks::Kept::record(folder.fd.as_fd());
-    let Some(before) = before::Before::take(
+    let taken = before::Before::take(
         folder.fd.as_fd(),
         Digests::Budget(limits.digest_bytes),
         &limits,
         &std::env::temp_dir(),
         &mut notes,
-    )?
-    else {
+    );
+    let Ok(Some(before)) = taken else {
         groups.remove().await;
-        return Err(Error::Sandbox(too_many(&limits)));
+        return Err(taken
+            .err()
+            .unwrap_or_else(|| Error::Sandbox(too_many(&limits))));
     };
     let reserve = reserve::Reserve::new(
         folder.fd.as_fd(),
@@ -342,9 +344,15 @@ async fn run_async(
             }
             None => {
                 // Held whole by the app only here, where no helper could.
-                let before = before.load().map_err(|e| {
-                    Error::Sandbox(format!("lost the look at the folder before the run: {e}"))
-                })?;
+                let before = match before.load() {
+                    Ok(before) => before,
+                    Err(e) => {
+                        groups.remove().await;
+                        return Err(Error::Sandbox(format!(
+                            "lost the look at the folder before the run: {e}"
+                        )));
+                    }
+                };
                 let after = after::repair_and_look(&folder, &kept, &before, &limits, &mut notes);
                 let deleted = after::deleted(&before, &after).cloned().collect();
                 let left: Snapshot = after
