@@ -148,15 +148,33 @@ impl Groups {
     pub async fn remove(self) {
         for _ in 0..100 {
             self.kill_all();
-            let left = self
-                .groups
-                .iter()
-                .filter(|g| g.path.exists() && std::fs::remove_dir(&g.path).is_err())
-                .count();
-            if left == 0 {
+            if self.remove_empty() == 0 {
                 return;
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// Removes each cgroup that holds no process; how many are left.
+    fn remove_empty(&self) -> usize {
+        self.groups
+            .iter()
+            .filter(|g| g.path.exists() && std::fs::remove_dir(&g.path).is_err())
+            .count()
+    }
+}
+
+/// A run that ends by an error (its command missing, bubblewrap refused, its
+/// look not kept) removes its cgroups too, as `remove` does but blocking; after
+/// `remove` there is nothing left to do.
+impl Drop for Groups {
+    fn drop(&mut self) {
+        for _ in 0..100 {
+            self.kill_all();
+            if self.remove_empty() == 0 {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
         }
     }
 }
