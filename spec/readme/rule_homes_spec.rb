@@ -88,4 +88,11 @@ RSpec.describe 'CONTRIBUTING: where each rule lives' do
     end
     expect(stated.keys).to eq([])
   end
+
+  it "leaves out of the Ruby code what a store's walks show: which names are hidden or no store path holds" do
+    stated = RuleHomes.ruby_code.select do |_path, code|
+      code.include?("start_with?('.')") || code.include?('start_with?(".")') || code.include?('[:cntrl:]')
+    end
+    expect(stated.keys).to eq([])
+  end
 end
