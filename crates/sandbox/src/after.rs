@@ -125,28 +125,11 @@ fn helper(
             }
         }
     }
-    for path in deleted(&before, &after) {
+    for path in crate::snapshot::deleted(&before, &after) {
         records::record(&mut out, b'd', path.as_bytes())?;
     }
     records::end(&mut out)?;
     out.flush()
-}
-
-/// The listable files of `before` that `after` lacks, as `snapshot::diff`
-/// counts them.
-pub(super) fn deleted<'a>(
-    before: &'a Snapshot,
-    after: &'a Snapshot,
-) -> impl Iterator<Item = &'a String> {
-    before
-        .iter()
-        .filter(|(path, stamp)| {
-            stamp.file
-                && !stamp.unnamed
-                && !stamp.hidden
-                && !after.get(*path).is_some_and(|now| now.file)
-        })
-        .map(|(path, _)| path)
 }
 
 /// The repair after a run and the snapshot after it, with their notes: what the

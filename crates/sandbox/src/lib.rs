@@ -354,7 +354,7 @@ async fn run_async(
                     }
                 };
                 let after = after::repair_and_look(&folder, &kept, &before, &limits, &mut notes);
-                let deleted = after::deleted(&before, &after).cloned().collect();
+                let deleted = crate::snapshot::deleted(&before, &after).cloned().collect();
                 let left: Snapshot = after
                     .into_iter()
                     .filter(|(path, stamp)| after::kept_by_app(&before, path, stamp))

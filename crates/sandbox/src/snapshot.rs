@@ -180,15 +180,18 @@ pub fn diff(before: &Snapshot, after: &Snapshot) -> Changes {
             Some(_) => {}
         }
     }
-    changes.deleted = before
+    changes.deleted = deleted(before, after).cloned().collect();
+    changes
+}
+
+/// The listable files of `before` that `after` lacks as files: the deleted ones.
+pub fn deleted<'a>(before: &'a Snapshot, after: &'a Snapshot) -> impl Iterator<Item = &'a String> {
+    before
         .iter()
         .filter(|(path, stamp)| {
             stamp.file && !stamp.unnamed && !stamp.hidden && file_at(after, path).is_none()
         })
         .map(|(path, _)| path)
-        .cloned()
-        .collect();
-    changes
 }
 
 #[cfg(test)]
