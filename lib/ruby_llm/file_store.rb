@@ -1,7 +1,6 @@
 # frozen_string_literal: true
 
 require 'digest/sha2'
-require 'monitor'
 require 'stringio'
 
 require 'ruby_llm'
@@ -9,6 +8,7 @@ require 'ruby_llm'
 require_relative 'file_store/version'
 require_relative 'file_store/errors'
 require_relative 'file_store/interrupts'
+require_relative 'file_store/store_lock'
 require_relative 'file_store/instrumentation'
 require_relative 'stored_file'
 require_relative 'file_store/extension'
@@ -52,7 +52,7 @@ module RubyLLM
     end
 
     def initialize
-      @store_lock = Monitor.new
+      @store_lock = StoreLock.new
       @text_cache = TextCache.new(CACHED_TEXTS)
       @reads = Reads::PerThread.new
     end
@@ -77,6 +77,17 @@ module RubyLLM
     #   store.list("reports")
     def list(prefix = nil)
       raise NotImplementedError, "#{self.class} must implement list"
+    end
+
+    # Returns the first +limit+ files of #list(+prefix+) and how many #list returns
+    # in all, as <tt>[files, total]</tt>: what list_files shows. A store that can
+    # count its files without making each one a StoredFile overrides it; the folder
+    # store does, so listing 100,000 files holds +limit+ of them.
+    #
+    #   files, total = store.list_first(1000, "reports")
+    def list_first(limit, prefix = nil)
+      files = list(prefix)
+      [files.first(limit), files.size]
     end
 
     # Returns the StoredFile at +path+, or nil when there is none.
@@ -249,3 +260,4 @@ require_relative 'file_store/chat/seams'
 require_relative 'file_store/tools'
 require_relative 'file_store/chat_tools'
 require_relative 'file_store/chat'
+require_relative 'file_store/passages'

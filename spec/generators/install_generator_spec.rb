@@ -49,6 +49,27 @@ RSpec.describe 'ruby_llm_file_store:install' do
     expect(generate_and_migrate('inflect.acronym "LLM"')).to eq(['class CreateRubyLLMChatFiles', *table])
   end
 
+  it 'says when config/database.yml names MariaDB or MySQL without utf8mb4, and not with it' do
+    require_relative '../../lib/generators/ruby_llm_file_store/install_generator'
+    FileUtils.mkdir_p(File.join(tmp_dir, 'config'))
+    said = ['encoding: utf8', 'encoding: utf8mb4'].map do |encoding|
+      File.write(File.join(tmp_dir, 'config/database.yml'), "default: &default\n  adapter: mysql2\n  #{encoding}\n")
+      FileUtils.rm_rf(File.join(tmp_dir, 'db'))
+      capture_stdout { RubyLLMFileStore::Generators::InstallGenerator.start([], destination_root: tmp_dir) }
+    end
+    expect(said[0]).to match(%r{warn\s+config/database.yml names MySQL or MariaDB without encoding: utf8mb4})
+    expect(said[1]).not_to include('utf8mb4')
+  end
+
+  def capture_stdout
+    original = $stdout
+    $stdout = StringIO.new
+    yield
+    $stdout.string
+  ensure
+    $stdout = original
+  end
+
   it 'writes the migration version of the Active Record it runs on' do
     require_relative '../../lib/generators/ruby_llm_file_store/install_generator'
     RubyLLMFileStore::Generators::InstallGenerator.start(['--quiet'], destination_root: tmp_dir)

@@ -116,6 +116,16 @@ module ReadmeSetups # rubocop:disable Metrics/ModuleLength -- a table of data, o
           ActiveStorage::Blob.pluck(:id) == [message.reload.attachments.first.blob.id]
       RUBY
     },
+    'sqlite-job' => {
+      needs: %w[rails],
+      before: <<~RUBY,
+        RailsModels.define
+        def chat = @chat ||= Chat.create!(title: 'Notes')
+      RUBY
+      after: <<~RUBY
+        raise 'the job wrote nothing' unless RubyLLM.file_store.active_storage(chat).read('notes.md') == 'written by a job'
+      RUBY
+    },
     'acts-as-chat' => {
       needs: %w[ruby_llm rails acts_as_chat],
       files: { 'contract.pdf' => { pdf: CONTRACT } },

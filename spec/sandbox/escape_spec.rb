@@ -275,6 +275,20 @@ RSpec.describe 'The code sandbox under attack', if: ENV.fetch('RUBY_LLM_SANDBOX_
       expect(Dir.children(store.local_root).size).to be <= 500
     end
 
+    # 900,000 hard links, names without an inode, which the run's count of names did not see, once kept a call
+    # of timeout 20 for 44 to 54 s, the store's lock held throughout.
+    it 'holds for the whole call in workspace mode: a run making hard links until its end makes none' do
+      runner = RubyLLM::FileStore::CodeRunner.new(store, python: [], timeout: 5)
+      store.write('a.txt', 'x')
+      started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      result = runner.run(language: 'python', code: "import os\ni = 0\nwhile True:\n  try: os.link('a.txt', 'l%07d' % i)\n  " \
+                                                    "except OSError as e: print(e.errno); break\n  i += 1")
+      took = Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
+      expect(took).to be < 5 + 1.5
+      expect(result.stdout).to eq("#{Errno::EPERM::Errno}\n")
+      expect(Dir.children(store.local_root).reject { |name| name.start_with?('.') }).to eq(['a.txt'])
+    end
+
     it 'holds for the whole call in workspace mode: folders too deep or too long to keep cost a rename, not a removal' do
       runner = RubyLLM::FileStore::CodeRunner.new(store, python: [], timeout: 5)
       started = Process.clock_gettime(Process::CLOCK_MONOTONIC)

@@ -16,12 +16,28 @@ module ActiveStorageServers
     ENV.fetch('RUBY_LLM_FILE_STORE_S3_ENDPOINT', nil)
   end
 
+  # The acts_as_chat specs' tables (ActsAsChatDB) first, for their foreign keys.
+  TABLES = %w[conversation_messages conversations ruby_llm_tool_calls ruby_llm_usages ruby_llm_models
+              ruby_llm_chat_files ruby_llm_chat_files_waiting active_storage_variant_records active_storage_attachments
+              active_storage_blobs messages chats users teams].freeze
+
   def drop_tables
     connection = ActiveRecord::Base.connection
-    # The acts_as_chat specs' tables (ActsAsChatDB) first, for their foreign keys.
-    %w[conversation_messages conversations ruby_llm_tool_calls ruby_llm_usages ruby_llm_models
-       ruby_llm_chat_files ruby_llm_chat_files_waiting active_storage_variant_records active_storage_attachments
-       active_storage_blobs messages chats users teams].each { |table| connection.drop_table(table, if_exists: true) }
+    TABLES.each { |table| connection.drop_table(table, if_exists: true) }
+  end
+
+  # Every row and every stored object gone: for the examples that count what is left
+  # over in the whole database and service, which the examples run before them (in
+  # random order, a storm of kill -9 among them) would otherwise have filled.
+  def empty!
+    connection = ActiveRecord::Base.connection
+    TABLES.select { |table| connection.table_exists?(table) }
+          .each { |table| connection.delete("DELETE FROM #{connection.quote_table_name(table)}") }
+    if s3_endpoint
+      ActiveStorage::Blob.service.bucket.objects.each(&:delete)
+    else
+      FileUtils.rm_rf(Dir[File.join(ActiveStorageDB.blob_root, '*')])
+    end
   end
 
   def service_configuration(blob_root)

@@ -3,32 +3,48 @@
 require 'timeout'
 
 # Interrupts a store's calls at random points, as a Puma or Sidekiq process does all
-# day: Timeout.timeout, Thread#raise with an application's own StandardError, and
-# Thread#kill. Timeouts and raises land in worker threads that live on and take the
+# day: Timeout.timeout, Thread#raise with an application's own StandardError (as
+# Rack::Timeout raises), Timeout.timeout with such an error class, and Thread#kill. Timeouts and raises land in worker threads that live on and take the
 # next call, as a server's threads do; a killed thread is replaced.
 module InterruptStorm
   # What an application raises into a thread (a request timeout of its own).
   class AppError < StandardError; end
 
   KINDS = %i[timeout raise kill].freeze
+  # Every kind: KINDS, and Timeout.timeout raising AppError.
+  ALL_KINDS = (KINDS + %i[app_timeout]).freeze
 
   module_function
 
   # Runs +count+ calls of the block (given a Random) from +workers+ threads, each call
-  # stopped by one of KINDS after a random delay of up to +longest+ seconds (those that
-  # finish first are not stopped). Returns how many calls each kind was sent to.
-  def run(count:, workers:, longest:, seed:, &work)
+  # stopped by one of +kinds+ after a random delay of up to +longest+ seconds (those
+  # that finish first are not stopped). Returns how many calls each kind was sent to.
+  def run(count:, workers:, longest:, seed:, kinds: KINDS, &work)
     sent = Hash.new(0)
     jobs = Queue.new
     rng = Random.new(seed)
     count.times do
-      kind = KINDS[rng.rand(KINDS.size)]
+      kind = kinds[rng.rand(kinds.size)]
       sent[kind] += 1
       jobs << [kind, rng.rand(0.0..longest), rng.rand(2**31)]
     end
     workers.times { jobs << nil }
-    Array.new(workers) { Thread.new { work_through(jobs, &work) } }.each(&:join)
+    threads = Array.new(workers) { Thread.new { work_through(jobs, &work) } }
+    join_or_report(threads, seconds: 600)
     sent
+  end
+
+  # Joins +threads+, or fails within +seconds+ naming where each that still runs
+  # waits: a storm that leaves a lock held would otherwise hang the suite for good.
+  def join_or_report(threads, seconds:)
+    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + seconds
+    threads.each do |thread|
+      next if thread.join([deadline - Process.clock_gettime(Process::CLOCK_MONOTONIC), 0].max)
+
+      waiting = threads.select(&:alive?).map { |t| t.backtrace.to_a.first(12).join("\n  ") }
+      threads.each(&:kill)
+      raise "the storm's threads did not end within #{seconds} s; where they wait:\n  #{waiting.join("\n\n  ")}"
+    end
   end
 
   def work_through(jobs, &work)
@@ -41,13 +57,14 @@ module InterruptStorm
   def interrupted(kind, delay, &work)
     case kind
     when :timeout then timed_out(delay, &work)
+    when :app_timeout then timed_out(delay, AppError, &work)
     when :raise then raised_into(delay, &work)
     when :kill then killed(delay, &work)
     end
   end
 
-  def timed_out(delay, &)
-    Timeout.timeout(delay, &)
+  def timed_out(delay, error = nil, &)
+    Timeout.timeout(delay, error, &)
   rescue StandardError => e
     raise unless interrupt?(e)
   end

@@ -213,6 +213,13 @@ class ScriptedLLMServer
 
   # The head of the script: a turn is decided on the request, and stays while it calls tools.
   module Turns
+    # Numbers the tool calls from +first+ on, for a script whose calls one database
+    # keeps beside another script's (ruby_llm 1.16's tool_calls.tool_call_id is unique).
+    def number_calls_from(first)
+      @mutex.synchronize { @ids[:call] = first - 1 }
+      self
+    end
+
     private
 
     def next_reply(protocol, body)

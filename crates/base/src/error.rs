@@ -39,6 +39,13 @@ pub enum Error {
     /// A code run could not be started or sandboxed.
     #[error("{0}")]
     Sandbox(String),
+    /// No convert worker could convert the document, for a reason that is not the
+    /// document's: the worker executable cannot run (the message names its path
+    /// and why), the system refused a process, a worker was killed from outside or
+    /// did not answer within the wall-clock bound. Nothing of it is kept against
+    /// the document.
+    #[error("{0}")]
+    Converter(String),
     /// The work was interrupted (`Timeout.timeout`, `Thread#kill`, Ctrl-C) and stopped.
     #[error("the operation was interrupted")]
     Cancelled,

@@ -13,7 +13,7 @@ mod utf8;
 pub use ceiling::{cap_result, MAX_RESULT_CHARS, TRAILER_ROOM};
 pub use chars::{read_chars, trailer_for_chars, CharSlice};
 pub use format::truncation_marker;
-pub use format::{looks_binary, number_line, truncate_line};
+pub use format::{escape_breaks, looks_binary, number_line, truncate_line};
 pub use hashing::Hashing;
 pub use lines::{read_lines, read_lines_counted, trailer_for_lines, LineSlice};
 pub use shown::{chars_shown, lines_shown, Shown, COUNT_BUDGET, MAX_READ_CHARS};

@@ -5,9 +5,10 @@
 //! Each converter takes the file's bytes and gives its text, or a [`Refusal`]
 //! saying why not. Hostile input ends quickly: archives are read through
 //! [`archive::Archive`], which caps entries and uncompressed bytes; each
-//! conversion draws on one [`budget::Budget`] of text ([`MAX_OUTPUT`]), work
-//! ([`budget::MAX_WORK`]) and time ([`budget::MAX_TIME`]), past which the
-//! converter stops and returns what it has, ending `[cut: why]`.
+//! conversion draws on one [`budget::Budget`] of text ([`MAX_OUTPUT`]) and
+//! work ([`budget::MAX_WORK`]), both counted in what the document holds and
+//! never in time, past which the converter stops and returns what it has,
+//! ending `[cut: why]`: the same document gives the same text every time.
 //!
 //! The app never runs them itself: it sends each document to a worker process,
 //! this crate's `file_store_convert` executable ([`worker`]), over its pipes
@@ -53,6 +54,7 @@ pub mod html;
 mod odf;
 mod office;
 pub mod pdf;
+pub mod supervisor;
 pub mod wire;
 pub mod worker;
 

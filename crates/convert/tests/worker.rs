@@ -1,103 +1,18 @@
-//! The convert worker as the app runs it: a process fed on its pipes, confined
-//! before it reads a byte, whose death at its memory or CPU limit is the end of
-//! one conversion and nothing else.
+//! The convert worker as the app runs it: a process whose death at its memory or
+//! CPU limit is the end of one conversion and nothing else, and whose text does not
+//! depend on how busy the machine is. Its confinement: worker_confinement.rs.
 
 mod hostile;
+mod worker_process;
 
-use std::io::BufReader;
-use std::os::unix::process::ExitStatusExt;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::os::unix::process::CommandExt;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use file_store_convert::worker::{CPU_LIMIT, MEMORY_LIMIT};
-use file_store_convert::{wire, Converted, Kind, Refusal};
+use file_store_convert::worker::CPU_LIMIT;
+use file_store_convert::{Converted, Kind, Refusal};
 use hostile::fans;
-
-struct Worker {
-    child: Child,
-    input: ChildStdin,
-    output: BufReader<ChildStdout>,
-}
-
-impl Worker {
-    fn start() -> Worker {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_file_store_convert"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let input = child.stdin.take().unwrap();
-        let output = BufReader::new(child.stdout.take().unwrap());
-        Worker {
-            child,
-            input,
-            output,
-        }
-    }
-
-    /// The answer, or the signal that ended the worker.
-    fn convert(&mut self, kind: Kind, bytes: &[u8]) -> Result<Converted, i32> {
-        let sent = wire::write_request(&mut self.input, &[kind], bytes);
-        match sent.and_then(|_| wire::read_answer(&mut self.output)) {
-            Ok(converted) => Ok(converted),
-            Err(_) => {
-                let status = self.child.wait().unwrap();
-                Err(status.signal().unwrap_or(-1))
-            }
-        }
-    }
-}
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-#[test]
-fn a_worker_is_confined_before_it_reads_a_byte() {
-    let mut worker = Worker::start();
-    // One conversion, so the worker is past its confinement and waiting on its pipe.
-    let text = worker.convert(Kind::Html, b"<p>ready</p>").unwrap();
-    assert_eq!(text.unwrap(), "ready\n");
-    let pid = worker.child.id();
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    assert!(status.contains("\nSeccomp:\t2\n"), "{status}");
-    assert!(status.contains("\nNoNewPrivs:\t1\n"), "{status}");
-    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
-    let line = |name: &str| {
-        limits
-            .lines()
-            .find(|line| line.starts_with(name))
-            .unwrap()
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    assert!(line("Max address space").contains(&format!("{MEMORY_LIMIT} {MEMORY_LIMIT}")));
-    assert!(line("Max open files").contains("3 3"), "{limits}");
-    assert!(line("Max core file size").contains("0 0"), "{limits}");
-    let fds: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/fd"))
-        .unwrap()
-        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
-        .collect();
-    let mut fds = fds;
-    fds.sort();
-    assert_eq!(fds, ["0", "1", "2"]);
-}
-
-#[test]
-fn a_worker_whose_input_closes_ends() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_file_store_convert"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    drop(child.stdin.take());
-    assert_eq!(child.wait().unwrap().code(), Some(0));
-}
+use worker_process::{one_heavy_test_at_a_time, Worker};
 
 /// Converts `bytes` in a fresh worker and checks what the app would: the worker
 /// answers or dies at a limit, within the CPU limit and some slack.
@@ -182,6 +97,7 @@ fn fan_shapes() -> Vec<(&'static str, Vec<u8>)> {
     ignore = "a debug build is ten times slower: bin/test runs these with --release"
 )]
 fn every_shape_that_ended_the_app_ends_at_most_its_worker() {
+    let _heavy = one_heavy_test_at_a_time();
     for (name, bytes) in fan_shapes() {
         contained(name, &bytes).ok();
     }
@@ -193,6 +109,7 @@ fn every_shape_that_ended_the_app_ends_at_most_its_worker() {
     ignore = "a debug build is ten times slower: bin/test runs these with --release"
 )]
 fn a_worker_past_its_memory_dies_alone_and_the_next_one_converts() {
+    let _heavy = one_heavy_test_at_a_time();
     let outcome = contained(
         "100,000 form fields sharing one 4 MB value",
         &fans::form_fields_sharing_value(100_000, 4 << 20),
@@ -215,6 +132,7 @@ fn a_worker_past_its_memory_dies_alone_and_the_next_one_converts() {
     ignore = "a debug build is ten times slower: bin/test runs these with --release"
 )]
 fn the_same_document_gives_the_same_text_idle_and_with_every_core_busy() {
+    let _heavy = one_heavy_test_at_a_time();
     let corpus = hostile::corpus();
     let cut: Vec<&hostile::Hostile> = corpus
         .iter()
@@ -274,4 +192,102 @@ fn a_refusal_crosses_the_pipe_whole() {
         matches!(outcome, Err(Refusal::Unreadable("PDF", _))),
         "{outcome:?}"
     );
+}
+
+/// The text of `bytes` from `count` workers at once, each started on its own
+/// thread while twice as many threads as there are cores spin beside them.
+fn at_once_with_every_core_busy(kind: Kind, bytes: &[u8], count: usize) -> Vec<Converted> {
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let spinners: Vec<_> = (0..cores * 2)
+        .map(|_| {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                let mut x = 0u64;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+                }
+                x
+            })
+        })
+        .collect();
+    let texts = std::thread::scope(|scope| {
+        let runs: Vec<_> = (0..count)
+            .map(|_| scope.spawn(|| Worker::start().convert(kind, bytes).unwrap()))
+            .collect();
+        runs.into_iter().map(|run| run.join().unwrap()).collect()
+    });
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for spinner in spinners {
+        spinner.join().unwrap();
+    }
+    texts
+}
+
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "a debug build is ten times slower: bin/test runs these with --release"
+)]
+fn a_document_past_its_work_budget_gives_the_same_text_sixteen_times_at_once() {
+    let _heavy = one_heavy_test_at_a_time();
+    for (name, kind, bytes) in [
+        (
+            "a 60 MB content stream",
+            Kind::Pdf,
+            hostile::pdf(hostile::shows(60 << 20), false),
+        ),
+        (
+            "a tag of 200,000 attributes",
+            Kind::Html,
+            format!(
+                "<p{}>attrs</p>",
+                (0..200_000)
+                    .map(|i| format!(" a{i}=\"\""))
+                    .collect::<String>()
+            )
+            .into_bytes(),
+        ),
+    ] {
+        let texts = at_once_with_every_core_busy(kind, &bytes, 16);
+        let first = texts[0].as_ref().unwrap();
+        assert!(
+            first.ends_with("steps to read]\n"),
+            "{name}: {}",
+            tail(first)
+        );
+        for text in &texts {
+            assert!(
+                text.as_ref() == Ok(first),
+                "{name}: {}",
+                describe(&Ok(text.clone()))
+            );
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "a debug build's CPU limit is 100 s: bin/test runs these with --release"
+)]
+fn a_document_past_the_cpu_limit_is_refused_never_cut_even_with_sigxcpu_ignored() {
+    let _heavy = one_heavy_test_at_a_time();
+    // Reading its fonts' widths takes a minute, and no step counts it.
+    let bytes = fans::fonts_sharing_chained_widths(1_000, 10_000, 100);
+    let mut command = Command::new(env!("CARGO_BIN_EXE_file_store_convert"));
+    // SAFETY: the pre_exec closure runs in the forked child before exec, where only
+    // async-signal-safe calls are allowed: signal() is one, and the closure allocates
+    // nothing.
+    unsafe {
+        command.pre_exec(|| {
+            libc::signal(libc::SIGXCPU, libc::SIG_IGN);
+            Ok(())
+        });
+    }
+    let started = Instant::now();
+    let mut worker = Worker::start_with(command);
+    let outcome = worker.convert(Kind::Pdf, &bytes);
+    eprintln!("{:?}: {}", started.elapsed(), describe(&outcome));
+    assert_eq!(outcome, Err(libc::SIGXCPU), "{}", describe(&outcome));
 }

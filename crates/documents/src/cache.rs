@@ -19,12 +19,13 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::Read;
-use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
 use super::{pool, Kind, Refusal};
+use crate::process_local::PerProcess;
 use file_store_base::error::{Error, Result};
 
 /// The most text the cache holds, over all files.
@@ -57,7 +58,7 @@ struct Key {
     chain: Vec<Kind>,
 }
 
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Cache {
     entries: HashMap<Key, (Arc<Conversion>, u64)>,
     by_use: BTreeMap<u64, Key>,
@@ -67,15 +68,18 @@ struct Cache {
     limit_files: usize,
 }
 
+/// The cache of this process. A process forked from the app keeps the parent's
+/// texts when no thread held the cache at the fork, and starts empty otherwise.
 fn cache() -> &'static Mutex<Cache> {
-    static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
-    CACHE.get_or_init(|| {
-        Mutex::new(Cache {
+    static CACHE: PerProcess<Mutex<Cache>> = PerProcess::new(|parent| {
+        let kept = parent.and_then(|parent| parent.try_lock().ok().map(|cache| cache.clone()));
+        Mutex::new(kept.unwrap_or_else(|| Cache {
             limit_bytes: MAX_CACHED_BYTES,
             limit_files: MAX_CACHED_FILES,
             ..Cache::default()
-        })
-    })
+        }))
+    });
+    CACHE.get()
 }
 
 fn weight(conversion: &Conversion) -> usize {
@@ -180,12 +184,12 @@ enum Joined {
     Follower(Arc<Flight>),
 }
 
+/// The conversions under way in this process: a process forked from the app has
+/// none of its parent's, whose leaders are not in it.
 fn flights() -> std::sync::MutexGuard<'static, HashMap<Key, Arc<Flight>>> {
-    static FLIGHTS: OnceLock<Mutex<HashMap<Key, Arc<Flight>>>> = OnceLock::new();
-    FLIGHTS
-        .get_or_init(Mutex::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
+    static FLIGHTS: PerProcess<Mutex<HashMap<Key, Arc<Flight>>>> =
+        PerProcess::new(|_| Mutex::default());
+    FLIGHTS.get().lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Flight {

@@ -4,7 +4,7 @@
 
 pub mod cache;
 pub mod pool;
-mod spawn;
+mod process_local;
 
 pub use file_store_convert::{budget, Converted, Kind, Refusal, MAX_OUTPUT};
 

@@ -3,27 +3,46 @@
 //! that needs more memory or CPU time than a conversion may have ends a worker,
 //! which the caller reads as a [`Refusal`], and never the app.
 //!
-//! At most [`MAX_WORKERS`] run at once; a caller past that waits for one. A
-//! worker is kept for the next conversion and replaced after
+//! The workers are started, killed and reaped by this process's supervisor
+//! ([`file_store_convert::supervisor`], asked through [`link`]), which runs outside
+//! the app and hands it each worker's pipes: the app has no child process to
+//! wait for, and its wait for a text is a read on a pipe. At most
+//! [`MAX_WORKERS`] run at once; a caller past that waits its turn, and the turn
+//! goes to the queue ([`in_queue`]: a store, a chat) with the fewest conversions
+//! under way, so one queue busy with slow documents delays another's by at most
+//! one conversion. A worker is kept for the next conversion and replaced after
 //! [`CONVERSIONS_PER_WORKER`] or when it dies. A caller that gives up (its
-//! cancellation flag set by `Timeout`, `Thread#kill` or Ctrl-C) kills its worker
-//! at once, so the memory the document took is the system's again within the
-//! interrupt's latency. A process forked from the app (a Puma or Unicorn worker)
-//! starts its own workers rather than talking to its parent's.
+//! cancellation flag set by `Timeout`, `Thread#kill` or Ctrl-C) has its worker
+//! killed at once, and so does a conversion past the wall-clock bound
+//! ([`wall_limit`]).
+//!
+//! A worker that ends without answering is read by how it ended: by its document
+//! (past its memory or CPU limit, a forbidden system call, a crash) it is a
+//! [`Refusal`], which callers keep; by anything else (killed from outside, as the
+//! OOM killer or an operator does, or its supervisor gone) the document is tried
+//! once more in a new worker, then it is [`Error::Converter`], which no one keeps.
+//! A process forked from the app (a Puma or Unicorn worker) has a pool and a
+//! supervisor of its own ([`PerProcess`]).
 
-use std::fs::File;
-use std::io::{self, BufReader, Read, Write};
-use std::os::fd::{AsRawFd, OwnedFd};
+mod link;
+mod worker;
+
+use std::cell::Cell;
+use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Condvar, Mutex, MutexGuard, RwLock};
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
+use file_store_convert::supervisor::process::Ended;
 use file_store_convert::worker::{CPU_LIMIT, MEMORY_LIMIT};
-use file_store_convert::{wire, Converted, Kind, Refusal};
+use file_store_convert::{Converted, Kind, Refusal};
 
-use super::spawn;
+use crate::process_local::PerProcess;
 use file_store_base::cancel;
 use file_store_base::error::{Error, Result};
+use link::Link;
+use worker::{Worker, LOOK_EVERY};
 
 /// The most workers converting at once, in one app process.
 pub const MAX_WORKERS: usize = 4;
@@ -32,269 +51,312 @@ pub const MAX_WORKERS: usize = 4;
 /// what a worker's heap kept from a large document is given back.
 pub const CONVERSIONS_PER_WORKER: u32 = 100;
 
-/// How often a waiting caller looks at its cancellation flag.
-const LOOK_EVERY: Duration = Duration::from_millis(10);
+/// How long a conversion may take on the wall clock by default: six times the
+/// CPU time it may take, room for a machine whose cores are shared six ways. A
+/// worker past it (stopped, or starved of CPU) is killed.
+pub const WALL_LIMIT: Duration = Duration::from_secs(CPU_LIMIT.as_secs() * 6);
 
-static PROGRAM: RwLock<Option<PathBuf>> = RwLock::new(None);
+static PROGRAM: AtomicPtr<PathBuf> = AtomicPtr::new(std::ptr::null_mut());
+static WALL_MILLIS: AtomicU64 = AtomicU64::new(WALL_LIMIT.as_millis() as u64);
 
-/// Names the worker executable; the Ruby layer names the one its gem ships.
+/// Names the worker executable; the Ruby layer names the one its gem ships. The
+/// next conversion runs it: the idle workers of the one named before end, and a
+/// failure to start that one is forgotten.
 pub fn set_program(path: PathBuf) {
-    *PROGRAM.write().unwrap_or_else(|e| e.into_inner()) = Some(path);
+    // The path named before is left as it is: another thread may be reading it.
+    PROGRAM.store(Box::into_raw(Box::new(path)), Ordering::Release);
+    lock(&shared().link).forget_failures();
+    end_idle();
 }
 
 /// The worker executable named, if any.
 pub fn program() -> Option<PathBuf> {
-    PROGRAM.read().unwrap_or_else(|e| e.into_inner()).clone()
+    // SAFETY: PROGRAM is null or a pointer from Box::into_raw in `set_program`, published
+    // with Release and read here with Acquire, so the PathBuf is fully written; no path
+    // once stored is ever freed (the one named before is left behind), so the reference
+    // stays valid for as long as the clone takes.
+    unsafe { PROGRAM.load(Ordering::Acquire).as_ref() }.cloned()
+}
+
+/// Sets how long one conversion may take on the wall clock.
+pub fn set_wall_limit(limit: Duration) {
+    WALL_MILLIS.store(limit.as_millis().max(1) as u64, Ordering::Relaxed);
+}
+
+/// How long one conversion may take on the wall clock ([`WALL_LIMIT`] unless set).
+pub fn wall_limit() -> Duration {
+    Duration::from_millis(WALL_MILLIS.load(Ordering::Relaxed))
+}
+
+thread_local! {
+    static QUEUE: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Runs `work` with its conversions in the queue `queue` (a store's or a chat's
+/// number): the turn for a worker goes to the queue with the fewest under way.
+pub fn in_queue<T>(queue: u64, work: impl FnOnce() -> T) -> T {
+    let before = QUEUE.replace(queue);
+    let result = work();
+    QUEUE.set(before);
+    result
 }
 
 /// Converts `bytes` with the converters of `chain`, tried in order, in a worker.
-/// `Err` only when no worker could be started or the caller gave up.
+/// `Err` when no worker could run it ([`Error::Converter`]) or the caller gave up.
 pub fn convert(chain: &[Kind], bytes: &[u8]) -> Result<Converted> {
-    let mut worker = take()?;
-    match worker.ask(chain, bytes) {
-        Ok(converted) => {
-            give_back(worker);
-            Ok(converted)
-        }
-        Err(error) if cancel::is_cancelled(&error) => {
-            worker.end();
-            Err(Error::Cancelled)
-        }
-        Err(_) => {
-            let status = worker.end();
-            Ok(Err(Refusal::Stopped(why_stopped(status))))
+    let queue = QUEUE.get();
+    let mut tried = 0;
+    loop {
+        let mut worker = take(queue)?;
+        SENT.fetch_add(1, Ordering::Relaxed);
+        let stop = match worker.ask(chain, bytes, wall_limit()) {
+            Ok(converted) => {
+                give_back(worker, queue);
+                return Ok(converted);
+            }
+            Err(error) if cancel::is_cancelled(&error) => {
+                end(worker, queue);
+                return Err(Error::Cancelled);
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::TimedOut => {
+                end(worker, queue);
+                return Err(Error::Converter(format!(
+                    "a convert worker did not answer within {} seconds (stopped, or the machine too \
+                     busy to give it CPU time) and was killed",
+                    wall_limit().as_secs_f64()
+                )));
+            }
+            Err(_) => stopped(end(worker, queue)),
+        };
+        tried += 1;
+        match stop {
+            Stop::Document(why) => return Ok(Err(Refusal::Stopped(why))),
+            Stop::Outside(_) if tried == 1 => {
+                // What killed it (the OOM killer, an operator's kill of every worker)
+                // may have killed the idle ones too: the document's second try is in
+                // a new worker.
+                end_idle();
+                cancel::check()?;
+            }
+            Stop::Outside(why) => return Err(Error::Converter(why)),
         }
     }
 }
 
 /// How many workers this process runs now, busy or idle.
 pub fn running() -> usize {
-    pool().live
+    lock(&shared().pool).live
 }
 
 /// Ends the idle workers (a test's clean slate, or an app shutting down).
 pub fn end_idle() {
-    let idle = std::mem::take(&mut pool().idle);
+    let idle = std::mem::take(&mut lock(&shared().pool).idle);
     for worker in idle {
-        worker.end();
+        lock(&shared().pool).live -= 1;
+        end_worker(worker);
     }
 }
 
-/// What a worker that ended without answering (its wait status) says to the model.
-fn why_stopped(status: Option<i32>) -> String {
-    let signal = status
-        .filter(|s| libc::WIFSIGNALED(*s))
-        .map(|s| libc::WTERMSIG(s));
-    match signal {
-        Some(libc::SIGABRT) => format!(
-            "the document needs more than {} GB of memory to convert",
-            MEMORY_LIMIT >> 30
-        ),
-        Some(libc::SIGXCPU) => format!(
+/// How a worker that ended without answering ended: by its document, or not.
+enum Stop {
+    Document(String),
+    Outside(String),
+}
+
+/// What a worker's end says of its document.
+fn stopped(ended: Option<Ended>) -> Stop {
+    let Some(Ended { status, cpu }) = ended else {
+        return Stop::Outside("the convert supervisor ended while a worker converted".into());
+    };
+    let cpu_limit = || {
+        Stop::Document(format!(
             "the document takes more than {} seconds of CPU to convert",
             CPU_LIMIT.as_secs()
-        ),
-        Some(libc::SIGSYS) => "the converter tried a system call it may not make".into(),
-        Some(signal) => format!("the converter stopped (signal {signal})"),
-        None => match status {
-            Some(status) => format!(
-                "the converter stopped (exit code {})",
-                libc::WEXITSTATUS(status)
-            ),
-            None => "the converter stopped".into(),
-        },
+        ))
+    };
+    if !libc::WIFSIGNALED(status) {
+        return Stop::Outside(format!(
+            "a convert worker ended with exit code {} without answering",
+            libc::WEXITSTATUS(status)
+        ));
+    }
+    match libc::WTERMSIG(status) {
+        libc::SIGABRT => Stop::Document(format!(
+            "the document needs more than {} GB of memory to convert",
+            MEMORY_LIMIT >> 30
+        )),
+        libc::SIGXCPU => cpu_limit(),
+        // The kernel kills at the hard CPU limit, past the soft one.
+        libc::SIGKILL if cpu >= CPU_LIMIT => cpu_limit(),
+        libc::SIGSYS => Stop::Document("the converter tried a system call it may not make".into()),
+        signal @ (libc::SIGSEGV | libc::SIGBUS | libc::SIGILL | libc::SIGFPE | libc::SIGTRAP) => {
+            Stop::Document(format!("the converter stopped (signal {signal})"))
+        }
+        signal => Stop::Outside(format!(
+            "a convert worker was stopped from outside (signal {signal}: an operator, or the OOM \
+             killer) twice in a row"
+        )),
     }
 }
 
+struct Shared {
+    pool: Mutex<Pool>,
+    freed: Condvar,
+    link: Mutex<Link>,
+}
+
+static SHARED: PerProcess<Shared> = PerProcess::new(|_| Shared {
+    pool: Mutex::new(Pool::default()),
+    freed: Condvar::new(),
+    link: Mutex::new(Link::default()),
+});
+
+fn shared() -> &'static Shared {
+    SHARED.get()
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[derive(Default)]
 struct Pool {
     idle: Vec<Worker>,
     live: usize,
-    /// The process the workers belong to: a forked child has none of them.
-    pid: u32,
+    /// The callers waiting for a worker: their ticket and queue, in arrival order.
+    waiting: Vec<(u64, u64)>,
+    tickets: u64,
+    /// Conversions under way, by queue.
+    busy: HashMap<u64, usize>,
 }
 
-static POOL: Mutex<Pool> = Mutex::new(Pool {
-    idle: Vec::new(),
-    live: 0,
-    pid: 0,
-});
-static FREED: Condvar = Condvar::new();
-
-fn pool() -> MutexGuard<'static, Pool> {
-    let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
-    let pid = std::process::id();
-    if pool.pid != pid {
-        // The workers are the parent's: close this process's copies of their
-        // pipes and leave them to it.
-        pool.idle.clear();
-        pool.live = 0;
-        pool.pid = pid;
+impl Pool {
+    /// Whether `ticket` is among the first `places` in turn, the turn going to the
+    /// queue with the fewest conversions under way, then to the first to arrive:
+    /// while there is room for several, as many take one at once, none waiting for
+    /// another to wake.
+    fn in_turn(&self, ticket: u64, places: usize) -> bool {
+        let busy = |queue| self.busy.get(queue).copied().unwrap_or(0);
+        let (_, queue) = self
+            .waiting
+            .iter()
+            .find(|(t, _)| *t == ticket)
+            .copied()
+            .unwrap_or((ticket, 0));
+        let mine = (busy(&queue), ticket);
+        let ahead = self
+            .waiting
+            .iter()
+            .filter(|(t, q)| (busy(q), *t) < mine)
+            .count();
+        ahead < places
     }
-    pool
+
+    fn leave(&mut self, ticket: u64) {
+        self.waiting.retain(|(waiting, _)| *waiting != ticket);
+    }
+
+    fn done(&mut self, queue: u64) {
+        if let Some(busy) = self.busy.get_mut(&queue) {
+            *busy -= 1;
+            if *busy == 0 {
+                self.busy.remove(&queue);
+            }
+        }
+    }
 }
 
-/// An idle worker, a new one, or the first freed while [`MAX_WORKERS`] are busy.
-fn take() -> Result<Worker> {
-    let mut pool = pool();
+/// An idle worker or a new one, when it is this caller's turn.
+fn take(queue: u64) -> Result<Worker> {
+    let shared = shared();
+    let mut pool = lock(&shared.pool);
+    pool.tickets += 1;
+    let ticket = pool.tickets;
+    pool.waiting.push((ticket, queue));
     loop {
-        if let Some(worker) = pool.idle.pop() {
-            return Ok(worker);
-        }
-        if pool.live < MAX_WORKERS {
-            pool.live += 1;
+        let places = pool.idle.len() + MAX_WORKERS.saturating_sub(pool.live);
+        if pool.in_turn(ticket, places) {
+            pool.leave(ticket);
+            *pool.busy.entry(queue).or_default() += 1;
+            let idle = pool.idle.pop();
+            if idle.is_none() {
+                pool.live += 1;
+            }
             drop(pool);
-            return Worker::start().inspect_err(|_| pool_lost_one());
+            // The next in turn may take another place.
+            shared.freed.notify_all();
+            return match idle {
+                Some(worker) => Ok(worker),
+                None => start().inspect_err(|_| lost(queue)),
+            };
         }
-        cancel::check()?;
-        pool = FREED
+        if let Err(error) = cancel::check() {
+            pool.leave(ticket);
+            drop(pool);
+            shared.freed.notify_all();
+            return Err(error);
+        }
+        pool = shared
+            .freed
             .wait_timeout(pool, LOOK_EVERY)
             .unwrap_or_else(|e| e.into_inner())
             .0;
     }
 }
 
-fn give_back(worker: Worker) {
+/// A new worker, from the supervisor.
+fn start() -> Result<Worker> {
+    let program = program().ok_or_else(|| {
+        Error::Converter("no convert worker (file_store_convert) is named".into())
+    })?;
+    let started = lock(&shared().link)
+        .start_worker(&program)
+        .map_err(Error::Converter)?;
+    let (id, generation) = (started.id, started.generation);
+    Worker::new(started).map_err(|error| {
+        lock(&shared().link).end_worker(id, generation);
+        Error::Converter(format!("a convert worker's pipes: {error}"))
+    })
+}
+
+fn give_back(worker: Worker, queue: u64) {
     if worker.served >= CONVERSIONS_PER_WORKER {
-        worker.end();
+        end(worker, queue);
         return;
     }
-    pool().idle.push(worker);
-    FREED.notify_one();
+    let mut pool = lock(&shared().pool);
+    pool.done(queue);
+    pool.idle.push(worker);
+    drop(pool);
+    shared().freed.notify_all();
 }
 
-fn pool_lost_one() {
-    let mut pool = pool();
+/// Gives the worker's place back and has the supervisor kill and reap it.
+fn end(worker: Worker, queue: u64) -> Option<Ended> {
+    lost(queue);
+    end_worker(worker)
+}
+
+fn end_worker(worker: Worker) -> Option<Ended> {
+    let (id, generation) = (worker.id, worker.generation);
+    drop(worker);
+    lock(&shared().link).end_worker(id, generation)
+}
+
+fn lost(queue: u64) {
+    let mut pool = lock(&shared().pool);
+    pool.done(queue);
     pool.live = pool.live.saturating_sub(1);
     drop(pool);
-    FREED.notify_one();
-}
-
-struct Worker {
-    pid: libc::pid_t,
-    /// The process that started it, the only one that may kill and reap it.
-    owner: u32,
-    input: Polled,
-    output: BufReader<Polled>,
-    served: u32,
-}
-
-impl Worker {
-    fn start() -> Result<Worker> {
-        Self::start_program(program())
-    }
-
-    fn start_program(program: Option<PathBuf>) -> Result<Worker> {
-        let program = program.ok_or_else(|| Error::Io {
-            path: "file_store_convert".into(),
-            source: io::Error::new(io::ErrorKind::NotFound, "no convert worker is named"),
-        })?;
-        let spawned = spawn::spawn(program.as_os_str())
-            .map_err(|e| Error::io(program.display().to_string(), e))?;
-        let pid = spawned.pid;
-        let pipes =
-            Polled::new(spawned.input).and_then(|input| Ok((input, Polled::new(spawned.output)?)));
-        let (input, output) = pipes.map_err(|e| {
-            spawn::reap(pid, true);
-            Error::io("file_store_convert", e)
-        })?;
-        Ok(Worker {
-            pid,
-            owner: std::process::id(),
-            input,
-            output: BufReader::new(output),
-            served: 0,
-        })
-    }
-
-    /// Sends the document and reads the answer, looking at the caller's flag
-    /// while either waits.
-    fn ask(&mut self, chain: &[Kind], bytes: &[u8]) -> io::Result<Converted> {
-        self.served += 1;
-        SENT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        wire::write_request(&mut self.input, chain, bytes)?;
-        wire::read_answer(&mut self.output)
-    }
-
-    /// Kills the worker if it still runs and reaps it; returns its wait status.
-    fn end(self) -> Option<i32> {
-        let status = if self.owner == std::process::id() {
-            spawn::reap(self.pid, true)
-        } else {
-            None
-        };
-        pool_lost_one();
-        status
-    }
-}
-
-/// A non-blocking pipe end whose reads and writes wait in `poll`, a few
-/// milliseconds at a time, and stop with a cancellation error once the caller's
-/// flag is set.
-struct Polled(File);
-
-impl Polled {
-    fn new(fd: OwnedFd) -> io::Result<Polled> {
-        let raw = fd.as_raw_fd();
-        let flags = unsafe { libc::fcntl(raw, libc::F_GETFL) };
-        if flags < 0 || unsafe { libc::fcntl(raw, libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(Polled(File::from(fd)))
-    }
-
-    fn wait(&self, events: i16) -> io::Result<()> {
-        if cancel::cancelled() {
-            return Err(cancel::io_cancelled());
-        }
-        let mut fds = [libc::pollfd {
-            fd: self.0.as_raw_fd(),
-            events,
-            revents: 0,
-        }];
-        let timeout = LOOK_EVERY.as_millis() as i32;
-        if unsafe { libc::poll(fds.as_mut_ptr(), 1, timeout) } < 0 {
-            let error = io::Error::last_os_error();
-            if error.kind() != io::ErrorKind::Interrupted {
-                return Err(error);
-            }
-        }
-        Ok(())
-    }
-}
-
-impl Read for Polled {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        loop {
-            match self.0.read(buf) {
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.wait(libc::POLLIN)?,
-                other => return other,
-            }
-        }
-    }
-}
-
-impl Write for Polled {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        loop {
-            match self.0.write(buf) {
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.wait(libc::POLLOUT)?,
-                other => return other,
-            }
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
+    shared().freed.notify_all();
 }
 
 /// How many documents this process has sent to workers.
 pub fn conversions() -> u64 {
-    SENT.load(std::sync::atomic::Ordering::Relaxed)
+    SENT.load(Ordering::Relaxed)
 }
 
-static SENT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
+static SENT: AtomicU64 = AtomicU64::new(0);
 /// Names the worker `cargo test --workspace` built beside the test binaries
 /// (`target/<profile>/file_store_convert`), or builds it, and holds the pool for one
 /// test at a time, so a test's counts are its own. The crates whose tests convert

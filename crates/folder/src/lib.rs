@@ -7,8 +7,10 @@
 //! target, are synced, then renamed over it: a reader sees the old file or the new.
 
 mod entry;
+mod first;
 mod in_order;
 mod leftovers;
+mod lock;
 mod resolve;
 mod typed;
 mod walk;
@@ -29,6 +31,7 @@ use file_store_base::{content_type, path};
 
 use entry::kept_type_of;
 pub use entry::{Entry, TYPES_KEPT_ATTRIBUTE, TYPE_ATTRIBUTE};
+pub use first::Listing;
 use resolve::Opened;
 pub use write::AtomicWriter;
 
@@ -339,32 +342,21 @@ impl Root {
     ///
     /// The lock is `flock` on the folder itself, opened afresh so that each lock
     /// is its own open file: no file inside the folder takes part, so nothing
-    /// deleted, replaced or linked there can break it. The wait polls, checking
-    /// for cancellation between tries, so an interrupted caller stops waiting.
+    /// deleted, replaced or linked there can break it. The wait is a blocking
+    /// `flock` (see `lock.rs`), which an interrupted caller stops waiting for.
     pub fn lock(&self) -> Result<LockGuard> {
-        let mut pause = std::time::Duration::from_millis(1);
-        loop {
-            if let Some(guard) = self.try_lock()? {
-                return Ok(guard);
-            }
-            file_store_base::cancel::check()?;
-            std::thread::sleep(pause);
-            pause = (pause * 2).min(std::time::Duration::from_millis(20));
+        if let Some(guard) = self.try_lock()? {
+            return Ok(guard);
         }
+        let fd = lock::wait_exclusive(self.open_for_lock()?)?;
+        let pid = std::process::id();
+        Ok(LockGuard { fd, pid })
     }
 
     /// Takes the store's lock if no one holds it, without waiting: `None` when
     /// another open file (another process, or another store on the folder) holds it.
-    /// A caller that must not be interrupted between taking a lock and keeping it
-    /// (Ruby's `Thread.handle_interrupt`) waits between tries on its own side.
     pub fn try_lock(&self) -> Result<Option<LockGuard>> {
-        let fd = rustix::fs::openat(
-            &self.fd,
-            ".",
-            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .map_err(|e| Error::io(".", e))?;
+        let fd = self.open_for_lock()?;
         loop {
             match rustix::fs::flock(&fd, FlockOperation::NonBlockingLockExclusive) {
                 Ok(()) => {
@@ -376,6 +368,16 @@ impl Root {
                 Err(e) => return Err(Error::io(".", e)),
             }
         }
+    }
+
+    fn open_for_lock(&self) -> Result<OwnedFd> {
+        rustix::fs::openat(
+            &self.fd,
+            ".",
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| Error::io(".", e))
     }
 }
 

@@ -2,7 +2,8 @@
 //! where it has them: the run pays for the look, not the app.
 //!
 //! Once every process of the run is gone, the app forks a helper. It joins the
-//! run's cgroups (their memory ceiling, their share of the cores), repairs the
+//! run's cgroups (raised for it by `Groups::for_helper`: memory of its own, no
+//! CPU ceiling, whatever the run had), repairs the
 //! folder (`owner`), takes the snapshot after the run, and sends back over a pipe
 //! only what the app needs, one record at a time: the notes, the entries that
 //! are new or changed (and the hidden or unnamed files still there, which count
@@ -78,11 +79,15 @@ pub(super) fn look(
         return None;
     }
     if pid == 0 {
-        // SAFETY: raw system calls on descriptors this process holds.
+        // SAFETY: in the forked child, which leaves only by the `_exit` below: `own` is
+        // the sorted array `close_all_but` needs, made before the fork, and the call only
+        // closes numbers. The copies of the parent's OwnedFds whose numbers it closes are
+        // never used or dropped here, since the child never returns from this block.
         let ok = unsafe { close_all_but(&own) }.is_ok()
             && groups.iter().all(|fd| super::cgroup::join(*fd).is_ok());
         let sent = ok && helper(folder, kept, before, limits, write.as_fd()).is_ok();
-        // SAFETY: leaves without running the app's exit handlers.
+        // SAFETY: _exit takes an integer and ends the child at once, without running the
+        // app's exit handlers or dropping the parent's values copied into it.
         unsafe { libc::_exit(if sent { 0 } else { 1 }) }
     }
     drop(write);
@@ -243,9 +248,12 @@ mod tests {
         let through = |bytes: &[u8]| {
             let mut ends = [0 as libc::c_int; 2];
             assert_eq!(
+                // SAFETY: pipe2 writes two descriptors into `ends`, an array of two.
                 unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) },
                 0
             );
+            // SAFETY: pipe2 succeeded (asserted): both are new descriptors that nothing
+            // else owns.
             let (read, write) =
                 unsafe { (OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) };
             std::fs::File::from(write).write_all(bytes).unwrap();

@@ -22,6 +22,10 @@ static NEXT: AtomicU64 = AtomicU64::new(0);
 struct Group {
     path: PathBuf,
     procs: OwnedFd,
+    /// The cgroup's folder, open and locked (`flock`) for as long as the run may use
+    /// it: the lock, not a pid, is what tells a sweep from any PID namespace that
+    /// the cgroup is someone's.
+    _held: OwnedFd,
 }
 
 /// The cgroups of one run: each controller that could be limited here.
@@ -35,6 +39,11 @@ pub(super) struct Groups {
     pub cpu: bool,
 }
 
+/// The memory the helper after a run may use, whatever the run's own ceiling:
+/// a look at a folder of `folder_names` (200,000) names, before and after,
+/// takes about a third of it.
+pub const HELPER_BYTES: u64 = 512 << 20;
+
 /// CPU time is handed out per period of this many microseconds.
 const CPU_PERIOD_US: u64 = 100_000;
 
@@ -43,11 +52,6 @@ impl Groups {
     /// and `cpu_percent` percent of one core; each controller that cannot be used
     /// here is left out.
     pub fn create(processes: u64, memory: u64, cpu_percent: u64) -> Groups {
-        let name = format!(
-            "ruby_llm_run_{}_{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        );
         let mut groups = Groups {
             groups: Vec::new(),
             pids: false,
@@ -82,10 +86,9 @@ impl Groups {
             if !(wanted_pids || wanted_memory || wanted_cpu) {
                 continue;
             }
-            let path = base.join(&name);
-            if std::fs::create_dir(&path).is_err() {
+            let Some((path, held)) = make_held(&base) else {
                 continue;
-            }
+            };
             let set_pids = wanted_pids && set_all(&path, &pids, 1);
             let set_memory = wanted_memory && set_all(&path, &memory_files, 1);
             let set_cpu = wanted_cpu && set_all(&path, &cpu_files, cpu_files.len());
@@ -99,7 +102,11 @@ impl Groups {
                     groups.pids |= set_pids;
                     groups.memory |= set_memory;
                     groups.cpu |= set_cpu;
-                    groups.groups.push(Group { path, procs });
+                    groups.groups.push(Group {
+                        path,
+                        procs,
+                        _held: held,
+                    });
                 }
                 _ => {
                     let _ = std::fs::remove_dir(&path);
@@ -112,6 +119,28 @@ impl Groups {
     /// The descriptors the child writes itself into before exec.
     pub fn attach_fds(&self) -> Vec<RawFd> {
         self.groups.iter().map(|g| g.procs.as_raw_fd()).collect()
+    }
+
+    /// Gives the emptied cgroups to the helper that repairs and looks at the
+    /// folder after the run: `HELPER_BYTES` of memory beyond what the run left
+    /// charged there (its /tmp, its page cache) and no CPU ceiling, so neither
+    /// the run's `memory_bytes` nor its `cpu_percent` moves the helper's cost or
+    /// the call's end. Best effort: a cgroup left as it was still holds it.
+    pub fn for_helper(&self) {
+        for group in &self.groups {
+            let path = &group.path;
+            if let Some(used) = read_number(&path.join("memory.current")) {
+                let _ = std::fs::write(path.join("memory.max"), (used + HELPER_BYTES).to_string());
+            }
+            if let Some(used) = read_number(&path.join("memory.usage_in_bytes")) {
+                // v1 refuses a memory ceiling above the memory and swap one: that goes first.
+                let limit = (used + HELPER_BYTES).to_string();
+                let _ = std::fs::write(path.join("memory.memsw.limit_in_bytes"), &limit);
+                let _ = std::fs::write(path.join("memory.limit_in_bytes"), &limit);
+            }
+            let _ = std::fs::write(path.join("cpu.max"), format!("max {CPU_PERIOD_US}"));
+            let _ = std::fs::write(path.join("cpu.cfs_quota_us"), "-1");
+        }
     }
 
     /// Kills every process in the run's cgroups.
@@ -179,31 +208,84 @@ impl Drop for Groups {
     }
 }
 
-/// Removes the run cgroups in `base` that an app killed mid-run left: those
-/// named for a process that is gone. Each costs the host a cgroup for good
-/// otherwise. Only an empty one goes (rmdir refuses the others), and nothing in
-/// one is killed: a process of another PID namespace, which this one cannot see,
-/// may share `base`, and its runs are its own. A killed app's runs are gone
-/// already, its bubblewrap having died with it.
+/// A new run cgroup in `base`, its folder open and locked; None where none can be
+/// made. The name (this process's pid, a count and 64 random bits) is never another
+/// run's, in any PID namespace: two apps that are each PID 1 share a base. A name
+/// taken meanwhile, or a folder a sweep removed before the lock was taken, is
+/// tried again under another name.
+fn make_held(base: &Path) -> Option<(PathBuf, OwnedFd)> {
+    for _ in 0..3 {
+        let path = base.join(format!(
+            "ruby_llm_run_{}_{}_{:016x}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed),
+            random()
+        ));
+        match std::fs::create_dir(&path) {
+            Ok(()) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(_) => return None,
+        }
+        // A sweep removes a cgroup only while it holds the lock, so once this
+        // process holds it the folder is either there for good or gone already.
+        match lock(&path) {
+            Some(held) if path.exists() => return Some((path, held)),
+            _ => {
+                let _ = std::fs::remove_dir(&path);
+            }
+        }
+    }
+    None
+}
+
+/// The folder at `path`, open and locked without waiting; None when it is gone
+/// or another open file holds its lock.
+fn lock(path: &Path) -> Option<OwnedFd> {
+    let dir = rustix::fs::open(
+        path,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
+    .ok()?;
+    rustix::fs::flock(&dir, rustix::fs::FlockOperation::NonBlockingLockExclusive).ok()?;
+    Some(dir)
+}
+
+/// 64 bits no other process can guess: the standard library's hash keys are
+/// random per process and per map.
+fn random() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(NEXT.load(Ordering::Relaxed));
+    hasher.finish()
+}
+
+/// Removes the run cgroups in `base` that an app killed mid-run left. Each costs
+/// the host a cgroup for good otherwise. A live run holds its cgroup's lock
+/// (`make_held`) in whichever PID namespace its app runs, so only a cgroup whose
+/// lock nobody holds goes, removed while this process holds it; and only an
+/// empty one (rmdir refuses the others): nothing in one is killed. A killed app's
+/// runs are gone already, its bubblewrap having died with it.
 fn remove_left_by_the_dead(base: &Path) {
     let Ok(entries) = std::fs::read_dir(base) else {
         return;
     };
-    let own = std::process::id();
     for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name
+        let run = entry
+            .file_name()
             .to_str()
-            .and_then(|n| n.strip_prefix("ruby_llm_run_"))
-            .and_then(|rest| rest.split('_').next())
-            .and_then(|pid| pid.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if pid != own && !Path::new(&format!("/proc/{pid}")).exists() {
-            let _ = std::fs::remove_dir(entry.path());
+            .is_some_and(|name| name.starts_with("ruby_llm_run_"));
+        if run {
+            if let Some(_held) = lock(&entry.path()) {
+                let _ = std::fs::remove_dir(entry.path());
+            }
         }
     }
+}
+
+/// The number a cgroup file holds, where it holds one.
+fn read_number(file: &Path) -> Option<u64> {
+    std::fs::read_to_string(file).ok()?.trim().parse().ok()
 }
 
 /// Writes each `(file, value)`; the first `required` must succeed, the rest are

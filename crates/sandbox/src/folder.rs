@@ -99,13 +99,26 @@ pub(super) fn empty_all(dir: BorrowedFd<'_>) -> std::result::Result<(), Errno> {
 
 /// Opens a folder to empty it, giving its owner access first if a run took it.
 fn open_dir(parent: BorrowedFd<'_>, name: &CString) -> std::result::Result<OwnedFd, Errno> {
-    match rustix::fs::openat(parent, name, DIR_FLAGS, Mode::empty()) {
+    let dir = match rustix::fs::openat(parent, name, DIR_FLAGS, Mode::empty()) {
         Err(Errno::ACCESS) => {
             rustix::fs::chmodat(parent, name, Mode::from_raw_mode(0o700), AtFlags::empty())?;
             rustix::fs::openat(parent, name, DIR_FLAGS, Mode::empty())
         }
         other => other,
+    }?;
+    writable(dir.as_fd())?;
+    Ok(dir)
+}
+
+/// Gives the owner write and search access to an open folder that lacks them:
+/// a run's `chmod 500` folder opens, but nothing in it could be removed, and
+/// the removal would stop there on every try.
+fn writable(dir: BorrowedFd<'_>) -> std::result::Result<(), Errno> {
+    let mode = rustix::fs::fstat(dir)?.st_mode;
+    if mode & 0o300 != 0o300 {
+        rustix::fs::fchmod(dir, Mode::from_raw_mode((mode & 0o7777) | 0o700))?;
     }
+    Ok(())
 }
 
 /// Removes everything below `root` down to `max_depth`; returns whether a deeper
@@ -118,6 +131,7 @@ fn empty(
     let mut again = false;
     // (folder, its name in the folder above, names left in it)
     let first = rustix::fs::openat(root, ".", DIR_FLAGS, Mode::empty())?;
+    writable(first.as_fd())?;
     let names = names_in(&first)?;
     let mut stack: Vec<(OwnedFd, Option<CString>, Vec<CString>)> = vec![(first, None, names)];
     while !stack.is_empty() {

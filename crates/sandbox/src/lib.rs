@@ -56,7 +56,9 @@ pub fn sandbox_problem() -> Option<String> {
         sandbox: true,
         limits: Default::default(),
     };
-    let outcome = run(&spec);
+    // Not stopped by the caller's interrupt flag, which Ruby also sets for a
+    // signal that raises nothing (a child's SIGCHLD): the check is short.
+    let outcome = file_store_base::cancel::with_flag(None, || run(&spec));
     let _ = std::fs::remove_dir(&dir);
     match outcome {
         Err(Error::Sandbox(message)) if message.contains("not installed") => {
@@ -186,6 +188,12 @@ fn too_many(limits: &Limits) -> String {
     )
 }
 
+/// Runs the prepared command and gives the folder back: the steps of [`run`] in
+/// order. Every early return leaves what `Groups`' and `Lent`'s drops clean up
+/// (the cgroups removed, the folder taken back), and the values below are
+/// declared in the order their drops must run in reverse: the command (with the
+/// namespaces its child entered), the look before, the lent folder, then the
+/// wrapping and the run's /tmp, then the cgroups.
 async fn run_async(
     spec: &Spec,
     folder: owner::Folder,
@@ -195,35 +203,13 @@ async fn run_async(
     let limits = spec.limits;
     let mut notes = Vec::new();
     let groups = cgroup::Groups::create(limits.processes, limits.memory_bytes, limits.cpu_percent);
-    // Its /tmp, in copy mode's namespaces or in new ones, which the run enters;
-    // where the kernel allows no such namespace, bubblewrap's own (a size only).
-    let run_tmp = if spec.sandbox {
-        let uid = sandbox::run_uid(true);
-        let gid = if uid == RUN_UID {
-            RUN_UID
-        } else {
-            rustix::process::getegid().as_raw()
-        };
-        tmp::RunTmp::make(private.as_deref(), limits.tmp_bytes, uid, gid).ok()
-    } else {
-        None
-    };
-    let entered = private.or_else(|| run_tmp.as_ref().and_then(tmp::RunTmp::namespaces));
-    let wrapped = if spec.sandbox {
-        let tmp = run_tmp.as_ref().map(tmp::RunTmp::path);
-        Some(sandbox::wrap(spec, groups.memory, tmp)?)
-    } else {
-        None
-    };
-    let argv = wrapped
-        .as_ref()
-        .map_or_else(|| spec.argv.clone(), |w| w.argv.clone());
-    let drop_to = wrapped.as_ref().and_then(|w| w.drop_to.clone());
-    let keep = wrapped.as_ref().map(|w| w.keep.clone()).unwrap_or_default();
-    let uid = sandbox::run_uid(spec.sandbox);
+    let mut prepared = Prepared::new(spec, private, groups.memory)?;
     let looking = Instant::now();
     // Taken back when this goes out of scope, also on an early return.
-    let lent = drop_to.as_ref().map(|to| folder.lend(to.uid, to.gid));
+    let lent = prepared
+        .drop_to
+        .as_ref()
+        .map(|to| folder.lend(to.uid, to.gid));
     if let Some(lent) = &lent {
         note_gaps(&lent.gaps, &mut notes);
     }
@@ -247,129 +233,35 @@ async fn run_async(
         looking.elapsed(),
         limits.save_files.min(limits.new_names),
     );
-    let mut command = tokio::process::Command::new(&argv[0]);
-    command
-        .args(&argv[1..])
-        .current_dir(&spec.dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    if spec.sandbox {
-        sandbox::bwrap_env(&mut command);
-    } else {
-        sandbox::plain_env(&mut command);
-    }
-    let applied = limits::Applied::new(&limits, uid);
-    let attach = groups.attach_fds();
-    // SAFETY: the closure runs in the forked child before exec and only makes raw
-    // system calls (setrlimit, write, setns, chdir, close_range, keyctl, fcntl, and
-    // for a root app unshare, mount, mkdir, open, setgroups and setres[ug]id on
-    // strings made before the fork), which are async-signal-safe.
-    unsafe {
-        command.pre_exec(move || {
-            limits::apply(&applied)?;
-            for fd in &attach {
-                cgroup::join(*fd)?;
-            }
-            if let Some(tmpfs) = &entered {
-                tmpfs.enter()?;
-            }
-            limits::isolate(&keep)?;
-            if let Some(to) = &drop_to {
-                to.apply()?;
-            }
-            Ok(())
-        });
-    }
-    let started = Instant::now();
-    let mut child = command.spawn().map_err(|e| {
-        if e.kind() == std::io::ErrorKind::NotFound {
-            Error::Sandbox(format!("{} is not installed or not on PATH", argv[0]))
-        } else {
-            Error::Sandbox(format!("cannot start {}: {e}", argv[0]))
-        }
-    })?;
-    let group = child.id().map(|id| id as i32);
-    let stdout = output::capture(child.stdout.take(), limits.output_bytes);
-    let stderr = output::capture(child.stderr.take(), limits.output_bytes);
-
+    let mut running = Running::spawn(spec, &mut prepared, &groups)?;
     let deadline = called + limits.timeout;
-    let mut added = reserve::Used::default();
-    // The wait is cancel-safe: each look at the folder cuts it short and it
-    // starts again.
-    let (status, timed_out) = loop {
-        let stop = deadline
-            .checked_sub(reserve.needed(added))
-            .unwrap_or(called);
-        let wait = stop.saturating_duration_since(Instant::now()).min(POLL);
-        if let Ok(status) = tokio::time::timeout(wait, child.wait()).await {
-            break (status, false);
-        }
-        let last = std::mem::replace(&mut added, reserve.added(folder.fd.as_fd()));
-        // Stopped at this look when the next would come too late at this pace.
-        let next = reserve::Used {
-            names: added.names + added.names.saturating_sub(last.names),
-            blocks: added.blocks + added.blocks.saturating_sub(last.blocks),
-        };
-        let now = Instant::now();
-        if now + POLL + reserve.needed(next) >= deadline {
-            kill_all(group, &groups);
-            let early = deadline.saturating_duration_since(now);
-            if early >= NOTED_EARLY {
-                notes.push(stopped_early(early, added.names));
-            }
-            break (child.wait().await, true);
-        }
-    };
-    let elapsed = started.elapsed();
+    let (status, timed_out) = running
+        .wait(&reserve, &folder, &groups, called, deadline, &mut notes)
+        .await;
+    let elapsed = running.started.elapsed();
     // Whatever the run left behind (a background child outside a sandbox) goes too.
-    kill_all(group, &groups);
+    kill_all(running.group, &groups);
     let status = status.map_err(|e| Error::Sandbox(format!("lost the run: {e}")))?;
-    let (stdout, stdout_bytes) = stdout.finish().await;
-    let (stderr, stderr_bytes) = stderr.finish().await;
-    let processes_limited = groups.pids || uid != 0;
+    let (stdout, stdout_bytes) = running.stdout.finish().await;
+    let (stderr, stderr_bytes) = running.stderr.finish().await;
+    let processes_limited = groups.pids || prepared.uid != 0;
     let memory_limited = groups.memory;
     let cpu_limited = groups.cpu;
-    drop(wrapped);
+    drop(prepared.wrapped.take());
     groups.drain().await;
+    groups.for_helper();
     // Every process of the run is gone: nothing races the repair, which a
     // helper in the run's cgroups does, sending back only what the app keeps.
-    let (after, was, deleted) =
-        match after::look(&folder, &kept, &before, &limits, &groups.attach_fds()) {
-            Some(looked) => {
-                notes.extend(looked.notes);
-                (looked.left, looked.was, looked.deleted)
-            }
-            None => {
-                // Held whole by the app only here, where no helper could.
-                let before = match before.load() {
-                    Ok(before) => before,
-                    Err(e) => {
-                        groups.remove().await;
-                        return Err(Error::Sandbox(format!(
-                            "lost the look at the folder before the run: {e}"
-                        )));
-                    }
-                };
-                let after = after::repair_and_look(&folder, &kept, &before, &limits, &mut notes);
-                let deleted = crate::snapshot::deleted(&before, &after).cloned().collect();
-                let left: Snapshot = after
-                    .into_iter()
-                    .filter(|(path, stamp)| after::kept_by_app(&before, path, stamp))
-                    .collect();
-                let was = left
-                    .keys()
-                    .filter_map(|path| before.get_key_value(path))
-                    .map(|(path, stamp)| (path.clone(), *stamp))
-                    .collect();
-                (left, was, deleted)
-            }
-        };
+    let left = match look_after(&folder, &kept, &before, &limits, &groups, &mut notes) {
+        Ok(left) => left,
+        Err(e) => {
+            groups.remove().await;
+            return Err(e);
+        }
+    };
     groups.remove().await;
-    let mut changes = crate::snapshot::diff(&was, &after);
-    changes.deleted = deleted;
+    let mut changes = crate::snapshot::diff(&left.was, &left.after);
+    changes.deleted = left.deleted;
     if let Some(lent) = lent {
         note_gaps(&lent.take_back(), &mut notes);
     }
@@ -385,14 +277,276 @@ async fn run_async(
         processes_limited,
         memory_limited,
         cpu_limited,
-        uid,
-        before: was,
-        after,
+        uid: prepared.uid,
+        before: left.was,
+        after: left.after,
         changes,
         notes,
     })
 }
 
+/// What a run needs before its command starts: its /tmp, the namespaces it
+/// enters, and the bubblewrap command line. The fields drop in the order they are
+/// declared: the wrapping's seccomp descriptors close, then the namespaces go,
+/// then the /tmp folder on the host.
+struct Prepared {
+    /// The host uid the run's processes have.
+    uid: u32,
+    /// Descriptors bwrap inherits (the wrapping's); the child takes them.
+    keep: Vec<std::os::fd::RawFd>,
+    /// For a root app, the user bwrap runs as; the child takes it.
+    drop_to: Option<sandbox::DropTo>,
+    /// The command line: `spec.argv`, wrapped in bwrap for a sandboxed run.
+    argv: Vec<String>,
+    /// The bwrap command line and the descriptors it needs, for a sandboxed run.
+    wrapped: Option<sandbox::Wrapped>,
+    /// The namespaces (copy mode's, or the run's /tmp's own) the child enters;
+    /// the child takes them.
+    entered: Option<std::sync::Arc<private::PrivateTmpfs>>,
+    /// The run's own /tmp, for a sandboxed run where the kernel allows it: held
+    /// for its drop, which removes its folder on the host.
+    _run_tmp: Option<tmp::RunTmp>,
+}
+
+impl Prepared {
+    /// Makes the run's /tmp and wraps `spec` in bubblewrap, for a run whose
+    /// memory is held by a cgroup or not (`memory_limited`).
+    fn new(
+        spec: &Spec,
+        private: Option<std::sync::Arc<private::PrivateTmpfs>>,
+        memory_limited: bool,
+    ) -> Result<Prepared> {
+        // Its /tmp, in copy mode's namespaces or in new ones, which the run enters;
+        // where the kernel allows no such namespace, bubblewrap's own (a size only).
+        let run_tmp = if spec.sandbox {
+            let uid = sandbox::run_uid(true);
+            let gid = if uid == RUN_UID {
+                RUN_UID
+            } else {
+                rustix::process::getegid().as_raw()
+            };
+            tmp::RunTmp::make(private.as_deref(), spec.limits.tmp_bytes, uid, gid).ok()
+        } else {
+            None
+        };
+        let entered = private.or_else(|| run_tmp.as_ref().and_then(tmp::RunTmp::namespaces));
+        let wrapped = if spec.sandbox {
+            let tmp = run_tmp.as_ref().map(tmp::RunTmp::path);
+            Some(sandbox::wrap(spec, memory_limited, tmp)?)
+        } else {
+            None
+        };
+        let argv = wrapped
+            .as_ref()
+            .map_or_else(|| spec.argv.clone(), |w| w.argv.clone());
+        let drop_to = wrapped.as_ref().and_then(|w| w.drop_to.clone());
+        let keep = wrapped.as_ref().map(|w| w.keep.clone()).unwrap_or_default();
+        let uid = sandbox::run_uid(spec.sandbox);
+        Ok(Prepared {
+            uid,
+            keep,
+            drop_to,
+            argv,
+            wrapped,
+            entered,
+            _run_tmp: run_tmp,
+        })
+    }
+}
+
+/// The run's command, started, and its output being read. The fields drop in
+/// the order they are declared: the captures, the child, then the command,
+/// whose `pre_exec` closure holds the namespaces the child entered until the
+/// call ends.
+struct Running {
+    stderr: output::Capture,
+    stdout: output::Capture,
+    child: tokio::process::Child,
+    /// The child's process group (its pid), which `kill_all` kills.
+    group: Option<i32>,
+    /// When it was spawned.
+    started: Instant,
+    /// Held for its drop, which comes last: its `pre_exec` closure holds the
+    /// namespaces the child entered.
+    _command: tokio::process::Command,
+}
+
+impl Running {
+    /// Starts the prepared command in its folder, with no input, its output
+    /// piped, in a process group of its own and confined by the `pre_exec` below
+    /// (the child takes `keep`, `drop_to` and `entered` from `prepared`).
+    fn spawn(spec: &Spec, prepared: &mut Prepared, groups: &cgroup::Groups) -> Result<Running> {
+        let argv = &prepared.argv;
+        let mut command = tokio::process::Command::new(&argv[0]);
+        command
+            .args(&argv[1..])
+            .current_dir(&spec.dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        if spec.sandbox {
+            sandbox::bwrap_env(&mut command);
+        } else {
+            sandbox::plain_env(&mut command);
+        }
+        let applied = limits::Applied::new(&spec.limits, prepared.uid);
+        let attach = groups.attach_fds();
+        let entered = prepared.entered.take();
+        let keep = std::mem::take(&mut prepared.keep);
+        let drop_to = prepared.drop_to.take();
+        // SAFETY: the closure runs in the forked child before exec and only makes raw
+        // system calls (setrlimit, write, setns, chdir, close_range, keyctl, fcntl, and
+        // for a root app unshare, mount, mkdir, open, setgroups and setres[ug]id on
+        // strings made before the fork), which are async-signal-safe.
+        unsafe {
+            command.pre_exec(move || {
+                limits::apply(&applied)?;
+                for fd in &attach {
+                    cgroup::join(*fd)?;
+                }
+                if let Some(tmpfs) = &entered {
+                    tmpfs.enter()?;
+                }
+                limits::isolate(&keep)?;
+                if let Some(to) = &drop_to {
+                    to.apply()?;
+                }
+                Ok(())
+            });
+        }
+        let started = Instant::now();
+        let mut child = command.spawn().map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                Error::Sandbox(format!("{} is not installed or not on PATH", argv[0]))
+            } else {
+                Error::Sandbox(format!("cannot start {}: {e}", argv[0]))
+            }
+        })?;
+        let group = child.id().map(|id| id as i32);
+        let stdout = output::capture(child.stdout.take(), spec.limits.output_bytes);
+        let stderr = output::capture(child.stderr.take(), spec.limits.output_bytes);
+        Ok(Running {
+            stderr,
+            stdout,
+            child,
+            group,
+            started,
+            _command: command,
+        })
+    }
+
+    /// Waits for the run to end, looking every `POLL` at what it has added to
+    /// `folder`, and ends it, killing every process it started, once the caller
+    /// gives up or the repair and look after it would no longer fit before
+    /// `deadline` (its timeout, counted from `called`). Its exit status and
+    /// whether it was ended.
+    async fn wait(
+        &mut self,
+        reserve: &reserve::Reserve,
+        folder: &owner::Folder,
+        groups: &cgroup::Groups,
+        called: Instant,
+        deadline: Instant,
+        notes: &mut Vec<String>,
+    ) -> (std::io::Result<std::process::ExitStatus>, bool) {
+        let mut added = reserve::Used::default();
+        // The wait is cancel-safe: each look at the folder cuts it short and it
+        // starts again.
+        loop {
+            let stop = deadline
+                .checked_sub(reserve.needed(added))
+                .unwrap_or(called);
+            let wait = stop.saturating_duration_since(Instant::now()).min(POLL);
+            if let Ok(status) = tokio::time::timeout(wait, self.child.wait()).await {
+                return (status, false);
+            }
+            let last = std::mem::replace(&mut added, reserve.added(folder.fd.as_fd()));
+            // Stopped at this look when the next would come too late at this pace.
+            let next = reserve::Used {
+                names: added.names + added.names.saturating_sub(last.names),
+                blocks: added.blocks + added.blocks.saturating_sub(last.blocks),
+            };
+            let now = Instant::now();
+            // The caller gave up on the call (the binding, once a Ruby interrupt
+            // raised): the run ends now, and the repair still gives the folder back.
+            if file_store_base::cancel::cancelled() {
+                kill_all(self.group, groups);
+                return (self.child.wait().await, true);
+            }
+            if now + POLL + reserve.needed(next) >= deadline {
+                kill_all(self.group, groups);
+                let early = deadline.saturating_duration_since(now);
+                if early >= NOTED_EARLY {
+                    notes.push(stopped_early(early, added.names));
+                }
+                return (self.child.wait().await, true);
+            }
+        }
+    }
+}
+
+/// What a run left, once repaired: the entries of the folder after it that are
+/// new or differ from the look before (`after`), what the folder held at those
+/// paths before (`was`), and the files it deleted.
+struct Left {
+    after: Snapshot,
+    was: Snapshot,
+    deleted: Vec<String>,
+}
+
+/// Repairs the folder and looks at it after the run, once every process of the
+/// run is gone: in a helper in the run's cgroups, which sends back only what the
+/// app keeps, or in the app where no helper could. An error only when the app
+/// does it and cannot read the look before back.
+fn look_after(
+    folder: &owner::Folder,
+    kept: &marks::Kept,
+    before: &before::Before,
+    limits: &Limits,
+    groups: &cgroup::Groups,
+    notes: &mut Vec<String>,
+) -> Result<Left> {
+    match after::look(folder, kept, before, limits, &groups.attach_fds()) {
+        Some(looked) => {
+            notes.extend(looked.notes);
+            Ok(Left {
+                after: looked.left,
+                was: looked.was,
+                deleted: looked.deleted,
+            })
+        }
+        None => {
+            notes.push(LOOKED_BY_APP.to_string());
+            // Held whole by the app only here, where no helper could.
+            let before = before.load().map_err(|e| {
+                Error::Sandbox(format!("lost the look at the folder before the run: {e}"))
+            })?;
+            let after = after::repair_and_look(folder, kept, &before, limits, notes);
+            let deleted = crate::snapshot::deleted(&before, &after).cloned().collect();
+            let left: Snapshot = after
+                .into_iter()
+                .filter(|(path, stamp)| after::kept_by_app(&before, path, stamp))
+                .collect();
+            let was = left
+                .keys()
+                .filter_map(|path| before.get_key_value(path))
+                .map(|(path, stamp)| (path.clone(), *stamp))
+                .collect();
+            Ok(Left {
+                after: left,
+                was,
+                deleted,
+            })
+        }
+    }
+}
+
+/// The note on a run whose helper could not repair and look at the folder after
+/// it (none could be started, or it ended before it was done).
+const LOOKED_BY_APP: &str = "The helper that repairs and looks at the folder after the run \
+     could not start or ended before it was done; the app did its work.";
 /// How often the app looks at what the run has added to its folder.
 const POLL: Duration = Duration::from_millis(50);
 /// A run stopped this much before its timeout, or more, gets a note saying why.

@@ -106,8 +106,54 @@ pub(super) fn apply(limits: &Applied) -> std::io::Result<()> {
     set(Resource::Fsize, limits.file_bytes)?;
     set(Resource::Nproc, limits.nproc)?;
     set(Resource::Core, 0)?;
-    Ok(())
+    // Slots the kernel counts per user, not per process: the run's host uid is
+    // the app's own (an unprivileged app) or one other processes of the host
+    // may use (65534), so a run may hold only a few. The user namespace
+    // bubblewrap makes takes these as its ceiling too, which the run cannot
+    // raise.
+    set(Resource::Sigpending, SIGNALS_QUEUED)?;
+    set(Resource::Msgqueue, 0)?;
+    set(Resource::Memlock, LOCKED_BYTES)?;
+    prefer_to_be_killed()
 }
+
+/// Makes the run the OOM killer's first choice (`oom_score_adj` 1000, which any
+/// process may raise for itself, and which every process it starts inherits), so a
+/// machine short of memory ends the run before the app. Raw system calls on a
+/// string made at compile time: it runs between fork and exec. A system without
+/// `/proc` has no OOM score to set.
+fn prefer_to_be_killed() -> std::io::Result<()> {
+    let path = c"/proc/self/oom_score_adj";
+    // SAFETY: open, write and close are async-signal-safe; the path is a static C
+    // string, the buffer a static byte string of the length given, and the
+    // descriptor is this function's own, closed on every path after it was opened.
+    unsafe {
+        let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        if fd < 0 {
+            let error = std::io::Error::last_os_error();
+            return match error.raw_os_error() {
+                Some(libc::ENOENT) => Ok(()),
+                _ => Err(error),
+            };
+        }
+        let written = libc::write(fd, b"1000".as_ptr().cast(), 4);
+        let error = std::io::Error::last_os_error();
+        libc::close(fd);
+        if written == 4 {
+            Ok(())
+        } else {
+            Err(error)
+        }
+    }
+}
+
+/// Signals a run may have queued at once (RLIMIT_SIGPENDING), in all its
+/// processes: a timer each process makes takes one. The host's default is in
+/// the tens of thousands per user, which one run could take whole.
+pub const SIGNALS_QUEUED: u64 = 256;
+/// Bytes of memory a run may lock (RLIMIT_MEMLOCK), which SysV shared memory
+/// locked with `SHM_LOCK` counts per user.
+pub const LOCKED_BYTES: u64 = 64 << 10;
 
 /// Cuts the child off what the app holds open or in its keyrings; called between
 /// fork and exec. Every descriptor past stdio gets close-on-exec (one the app left
@@ -116,7 +162,11 @@ pub(super) fn apply(limits: &Applied) -> std::io::Result<()> {
 pub(super) fn isolate(keep: &[i32]) -> std::io::Result<()> {
     const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
     const KEYCTL_JOIN_SESSION_KEYRING: libc::c_long = 1;
-    // SAFETY: raw system calls with plain integer and null arguments.
+    // SAFETY: called in the run's forked child before exec, so only async-signal-safe
+    // raw system calls: close_range and fcntl take integers (close_range here only
+    // marks descriptors close-on-exec, so no owner's number goes stale), and keyctl
+    // takes a null name, which asks for an anonymous keyring; `keep` was made before
+    // the fork. Nothing allocates.
     unsafe {
         if libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, CLOSE_RANGE_CLOEXEC) != 0 {
             return Err(std::io::Error::last_os_error());

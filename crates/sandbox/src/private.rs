@@ -134,7 +134,11 @@ impl PrivateTmpfs {
             return Err(std::io::Error::last_os_error());
         }
         if pid == 0 {
-            // SAFETY: raw system calls, as above.
+            // SAFETY: in the forked child, which leaves only by the `_exit` below:
+            // `close_all_but` gets `own`, sorted before the fork; setns takes descriptors
+            // kept open in `own`; `mount_tmpfs` reads `target` and `options`, CStrings
+            // made before the fork; write reads `told`, an array of this frame. None
+            // allocates or takes a lock.
             unsafe {
                 let made = close_all_but(&own)
                     .and_then(|()| match user {

@@ -117,6 +117,11 @@ pub fn empty_within(dir: &Path, wait: Duration) -> bool {
     // hands them usable, touch no Ruby value and leave by `_exit`.
     let pid = unsafe { libc::fork() };
     if pid == 0 {
+        // SAFETY: in the forked child (and the grandchild, where the app is no subreaper):
+        // setsid and _exit take no pointer, `close_all_but` keeps `own`, a sorted array
+        // made before the fork, and the removal allocates only through glibc's allocator,
+        // which fork left usable, takes no other lock and touches no Ruby value; the child
+        // never returns from here.
         unsafe {
             if adopts || libc::fork() == 0 {
                 libc::setsid();

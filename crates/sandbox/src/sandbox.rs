@@ -100,117 +100,174 @@ pub(super) fn wrap(spec: &Spec, memory_limited: bool, tmp: Option<&Path>) -> Res
     let bwrap = bwrap_path().ok_or_else(|| Error::Sandbox(NOT_INSTALLED.to_string()))?;
     let fds = seccomp::files(memory_limited)?;
     let keep: Vec<RawFd> = fds.iter().map(|fd| fd.as_raw_fd()).collect();
-    let root = rustix::process::geteuid().is_root();
-    let mut binds = Vec::new();
-    // A root app's bwrap runs as RUN_UID, which may not search the folders on the
-    // way to the run folder or an interpreter: each source is opened here, as
-    // root, and shown to bwrap at a staged path.
-    let mut source = |path: &Path| -> Result<String> {
-        if !root {
+    let mut staging = Staging {
+        root: rustix::process::geteuid().is_root(),
+        binds: Vec::new(),
+    };
+    let dir_source = staging.source(&spec.dir)?;
+    let tmp_source = tmp.map(|path| staging.source(path)).transpose()?;
+    let read_only: Vec<(String, String)> = spec
+        .read_only
+        .iter()
+        .map(|path| Ok((staging.source(path)?, path.to_string_lossy().into_owned())))
+        .collect::<Result<_>>()?;
+    let mut args: Vec<String> = vec![bwrap];
+    push_confinement(&mut args, &keep);
+    push_devices_and_tmp(&mut args, spec.limits.tmp_bytes, tmp_source.as_deref());
+    push_system(&mut args);
+    push_run_folder(&mut args, &spec.dir, &dir_source, &read_only);
+    args.extend(spec.argv.iter().cloned());
+    Ok(Wrapped {
+        argv: args,
+        keep,
+        drop_to: staging.drop_to()?,
+        _fds: fds,
+    })
+}
+
+/// The sources of the sandbox's mounts as bwrap is shown them. A root app's bwrap
+/// runs as RUN_UID, which may not search the folders on the way to the run folder
+/// or an interpreter: each source is opened in the child, as root, and shown to
+/// bwrap at a staged path (`DropTo::apply`).
+struct Staging {
+    /// Whether the app runs as root.
+    root: bool,
+    /// (source path, staged path, whether a folder), for a root app.
+    binds: Vec<(CString, CString, bool)>,
+}
+
+impl Staging {
+    /// The path bwrap is shown for `path`: itself, or for a root app its staged path.
+    fn source(&mut self, path: &Path) -> Result<String> {
+        if !self.root {
             return Ok(path.to_string_lossy().into_owned());
         }
         let shown = path.display().to_string();
         let stat = rustix::fs::stat(path).map_err(|e| Error::io(&shown, e))?;
         let is_dir =
             rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::Directory;
-        let staged = format!("{STAGE}/{}", binds.len());
-        binds.push((cstring(&path.to_string_lossy())?, cstring(&staged)?, is_dir));
+        let staged = format!("{STAGE}/{}", self.binds.len());
+        self.binds
+            .push((cstring(&path.to_string_lossy())?, cstring(&staged)?, is_dir));
         Ok(staged)
-    };
-    let dir_source = source(&spec.dir)?;
-    let tmp_source = tmp.map(&mut source).transpose()?;
-    let read_only: Vec<(String, String)> = spec
-        .read_only
-        .iter()
-        .map(|path| Ok((source(path)?, path.to_string_lossy().into_owned())))
-        .collect::<Result<_>>()?;
-    let mut args: Vec<String> = vec![bwrap];
-    let mut push = |parts: &[&str]| args.extend(parts.iter().map(|p| p.to_string()));
-    push(&[
-        "--unshare-all",
-        // A user namespace with an unprivileged uid and no capabilities: nothing
-        // inside can remount, mount a cgroup, ptrace or make a namespace of its own.
-        "--unshare-user",
-        "--uid",
-        "65534",
-        "--gid",
-        "65534",
-        "--cap-drop",
-        "ALL",
-        "--disable-userns",
-        // The code is pid 1 itself: no process of bubblewrap's stays inside to be
-        // traced, and when the code ends the kernel ends everything it left.
-        "--as-pid-1",
-        "--die-with-parent",
-        // No controlling terminal to push input into (CVE-2017-5226).
-        "--new-session",
-        "--clearenv",
-    ]);
-    for fd in &keep {
-        push(&["--add-seccomp-fd", &fd.to_string()]);
+    }
+
+    /// For a root app, the user the child becomes and the sources it stages.
+    fn drop_to(self) -> Result<Option<DropTo>> {
+        if !self.root {
+            return Ok(None);
+        }
+        Ok(Some(DropTo {
+            uid: RUN_UID,
+            gid: RUN_UID,
+            stage: cstring(STAGE)?,
+            binds: self.binds,
+        }))
+    }
+}
+
+/// Adds `parts` to the command line.
+fn push(args: &mut Vec<String>, parts: &[&str]) {
+    args.extend(parts.iter().map(|p| p.to_string()));
+}
+
+/// The namespaces, the user and the session the run gets, the seccomp programs
+/// on the descriptors `keep`, and its environment.
+fn push_confinement(args: &mut Vec<String>, keep: &[RawFd]) {
+    push(
+        args,
+        &[
+            "--unshare-all",
+            // A user namespace with an unprivileged uid and no capabilities: nothing
+            // inside can remount, mount a cgroup, ptrace or make a namespace of its own.
+            "--unshare-user",
+            "--uid",
+            "65534",
+            "--gid",
+            "65534",
+            "--cap-drop",
+            "ALL",
+            "--disable-userns",
+            // The code is pid 1 itself: no process of bubblewrap's stays inside to be
+            // traced, and when the code ends the kernel ends everything it left.
+            "--as-pid-1",
+            "--die-with-parent",
+            // No controlling terminal to push input into (CVE-2017-5226).
+            "--new-session",
+            "--clearenv",
+        ],
+    );
+    for fd in keep {
+        push(args, &["--add-seccomp-fd", &fd.to_string()]);
     }
     for (name, value) in ENV {
-        push(&["--setenv", name, value]);
+        push(args, &["--setenv", name, value]);
     }
-    let tmp_bytes = spec.limits.tmp_bytes.to_string();
+}
+
+/// /proc, a read-only /dev with no pty and no view of the keys, /dev/shm, and
+/// /tmp: the run's own tmpfs shown at `tmp_source`, or bubblewrap's of `tmp_bytes`.
+fn push_devices_and_tmp(args: &mut Vec<String>, tmp_bytes: u64, tmp_source: Option<&str>) {
+    let tmp_bytes = tmp_bytes.to_string();
     let shm = SHM_BYTES.to_string();
     // No pty: each one a run opens through /dev/ptmx is one of the host's
     // (kernel.pty.max counts every devpts instance), so /dev/pts is an empty,
     // read-only tmpfs and /dev/ptmx, its link, leads nowhere.
-    push(&["--proc", "/proc", "--dev", "/dev"]);
-    push(&[
-        "--size",
-        "4096",
-        "--tmpfs",
-        "/dev/pts",
-        "--remount-ro",
-        "/dev/pts",
-    ]);
-    push(&["--remount-ro", "/dev"]);
+    push(args, &["--proc", "/proc", "--dev", "/dev"]);
+    push(
+        args,
+        &[
+            "--size",
+            "4096",
+            "--tmpfs",
+            "/dev/pts",
+            "--remount-ro",
+            "/dev/pts",
+        ],
+    );
+    push(args, &["--remount-ro", "/dev"]);
     // The kernel lists every key the user may view there, the host's too.
-    push(&["--ro-bind", "/dev/null", "/proc/keys"]);
-    push(&["--ro-bind", "/dev/null", "/proc/key-users"]);
-    push(&["--size", &shm, "--tmpfs", "/dev/shm"]);
-    match &tmp_source {
+    push(args, &["--ro-bind", "/dev/null", "/proc/keys"]);
+    push(args, &["--ro-bind", "/dev/null", "/proc/key-users"]);
+    push(args, &["--size", &shm, "--tmpfs", "/dev/shm"]);
+    match tmp_source {
         // The run's own tmpfs, which caps its names too (`tmp`).
-        Some(own) => push(&["--bind", own, "/tmp"]),
-        None => push(&["--size", &tmp_bytes, "--tmpfs", "/tmp"]),
+        Some(own) => push(args, &["--bind", own, "/tmp"]),
+        None => push(args, &["--size", &tmp_bytes, "--tmpfs", "/tmp"]),
     }
+}
+
+/// The system folders and the parts of /etc that programs read, read-only.
+fn push_system(args: &mut Vec<String>) {
     for path in SYSTEM {
         match std::fs::read_link(path) {
-            Ok(target) => push(&["--symlink", &target.to_string_lossy(), path]),
-            Err(_) if Path::new(path).is_dir() => push(&["--ro-bind", path, path]),
+            Ok(target) => push(args, &["--symlink", &target.to_string_lossy(), path]),
+            Err(_) if Path::new(path).is_dir() => push(args, &["--ro-bind", path, path]),
             Err(_) => {}
         }
     }
     for path in ETC {
-        push(&["--ro-bind-try", path, path]);
+        push(args, &["--ro-bind-try", path, path]);
     }
-    let dir = spec.dir.to_string_lossy();
-    push(&["--bind", &dir_source, &dir]);
-    for (source, path) in &read_only {
-        push(&["--ro-bind", source, path]);
+}
+
+/// The run folder `dir`, writable, from `dir_source`; the `read_only` paths, each
+/// from its source; then everything else read-only, the run folder as the working
+/// directory, and the end of bwrap's options.
+fn push_run_folder(
+    args: &mut Vec<String>,
+    dir: &Path,
+    dir_source: &str,
+    read_only: &[(String, String)],
+) {
+    let dir = dir.to_string_lossy();
+    push(args, &["--bind", dir_source, &dir]);
+    for (source, path) in read_only {
+        push(args, &["--ro-bind", source, path]);
     }
     // bwrap's own root is a writable tmpfs: only the run folder, /tmp and /dev/shm
     // stay writable.
-    push(&["--remount-ro", "/", "--chdir", &dir, "--"]);
-    args.extend(spec.argv.iter().cloned());
-    let drop_to = if root {
-        Some(DropTo {
-            uid: RUN_UID,
-            gid: RUN_UID,
-            stage: cstring(STAGE)?,
-            binds,
-        })
-    } else {
-        None
-    };
-    Ok(Wrapped {
-        argv: args,
-        keep,
-        drop_to,
-        _fds: fds,
-    })
+    push(args, &["--remount-ro", "/", "--chdir", &dir, "--"]);
 }
 
 /// "/proc/self/fd/N" NUL-terminated, made without allocating (between fork and exec).

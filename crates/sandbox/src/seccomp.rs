@@ -7,14 +7,17 @@
 //! (`mount`, `umount2`, `pivot_root` and the new mount API), `setns`, `unshare` and
 //! `clone` asking for a new namespace, the `chmod` family and every call that
 //! creates a file (`open`, `openat`, `creat`, `mknod`, `mknodat`) with a mode that
-//! sets S_ISUID or S_ISGID, and `ioctl(TIOCSTI)`, which pushes characters into the
-//! terminal's input (CVE-2017-5226).
+//! sets S_ISUID or S_ISGID, `ioctl(TIOCSTI)`, which pushes characters into the
+//! terminal's input (CVE-2017-5226), `shmctl(SHM_LOCK)`, memory locked for
+//! the uid, and `link`, `linkat`: a hard link adds a name and no inode, which
+//! the count of what a run made cannot see.
 //!
 //! Denied with ENOSYS, so that the C library falls back to the call above that can
 //! be checked: `clone3` and `openat2`, whose flags and mode sit in a struct a filter
 //! cannot read; and, so that programs take them for absent, `io_setup`, `io_submit`,
-//! `inotify_init` and `inotify_init1`, which hold host-wide slots (the host's AIO
-//! contexts, the uid's inotify instances) for the run's length; and `memfd_create`
+//! `inotify_init`, `inotify_init1`, `fanotify_init` and `mq_open`, which hold
+//! host-wide slots (the host's AIO contexts, the uid's inotify instances, fanotify
+//! groups and message queues) for the run's length; and `memfd_create`
 //! where no memory cgroup holds the run. A system call of another architecture (i386 through `int 0x80`)
 //! kills the process.
 
@@ -32,6 +35,7 @@ use file_store_base::error::{Error, Result};
 const S_ISUID: u64 = 0o4000;
 const S_ISGID: u64 = 0o2000;
 const TIOCSTI: u64 = 0x5412;
+const SHM_LOCK: u64 = 11;
 const CLONE_NEW: [u64; 8] = [
     libc::CLONE_NEWNS as u64,
     libc::CLONE_NEWCGROUP as u64,
@@ -93,6 +97,12 @@ fn denied() -> BTreeMap<i64, Vec<SeccompRule>> {
         (libc::SYS_openat, any_bit(3, Len::Dword, &setid)),
         (libc::SYS_mknodat, any_bit(2, Len::Dword, &setid)),
         (libc::SYS_ioctl, vec![tiocsti()]),
+        // Memory locked for a user (RLIMIT_MEMLOCK holds it small too).
+        (libc::SYS_shmctl, vec![shm_lock()]),
+        // A hard link is a name without an inode, which the count of names a
+        // run made (the file system's inodes) cannot see: 900,000 of them
+        // kept a call of timeout 20 for 54 s, its look and repair unforeseen.
+        (libc::SYS_linkat, vec![]),
     ];
     #[cfg(target_arch = "x86_64")]
     {
@@ -101,6 +111,7 @@ fn denied() -> BTreeMap<i64, Vec<SeccompRule>> {
             (libc::SYS_open, any_bit(2, Len::Dword, &setid)),
             (libc::SYS_creat, any_bit(1, Len::Dword, &setid)),
             (libc::SYS_mknod, any_bit(1, Len::Dword, &setid)),
+            (libc::SYS_link, vec![]),
         ]);
         // The same calls through the x32 ABI, where the kernel has it; its ioctl
         // and ptrace have numbers of their own.
@@ -113,6 +124,13 @@ fn denied() -> BTreeMap<i64, Vec<SeccompRule>> {
         calls.extend(x32);
     }
     calls.into_iter().collect()
+}
+
+/// `shmctl(SHM_LOCK)`, with or without glibc's `IPC_64` bit.
+fn shm_lock() -> SeccompRule {
+    let cond = SeccompCondition::new(1, Len::Dword, SeccompCmpOp::MaskedEq(0xff), SHM_LOCK)
+        .expect("a fixed condition");
+    SeccompRule::new(vec![cond]).expect("a fixed rule")
 }
 
 fn tiocsti() -> SeccompRule {
@@ -134,6 +152,10 @@ fn unsupported() -> BTreeMap<i64, Vec<SeccompRule>> {
         libc::SYS_io_setup,
         libc::SYS_io_submit,
         libc::SYS_inotify_init1,
+        // Slots counted per user: fanotify groups (128 a user, host-wide) and
+        // POSIX message queues (RLIMIT_MSGQUEUE, which the run has at 0 too).
+        libc::SYS_fanotify_init,
+        libc::SYS_mq_open,
     ];
     #[cfg(target_arch = "x86_64")]
     calls.extend([
@@ -142,6 +164,8 @@ fn unsupported() -> BTreeMap<i64, Vec<SeccompRule>> {
         libc::SYS_openat2 | X32,
         libc::SYS_inotify_init | X32,
         libc::SYS_inotify_init1 | X32,
+        libc::SYS_fanotify_init | X32,
+        libc::SYS_mq_open | X32,
         543 | X32, // io_setup, a number of x32's own
         544 | X32, // io_submit
     ]);

@@ -240,3 +240,21 @@ fn the_app_gets_back_what_the_run_changed_and_not_what_it_left_untouched() {
     // Of the look before the run the app keeps only the paths the run left.
     assert_eq!(out.before.keys().collect::<Vec<_>>(), vec![".hidden"]);
 }
+
+#[test]
+fn a_run_is_the_oom_killers_first_choice() {
+    for sandboxed in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spec = spec(
+            dir.path(),
+            "cat /proc/self/oom_score_adj; sh -c 'cat /proc/self/oom_score_adj'",
+        );
+        spec.sandbox = sandboxed;
+        let out = run(&spec).unwrap();
+        assert_eq!(
+            out.stdout, "1000\n1000\n",
+            "sandboxed: {sandboxed}, {}",
+            out.stderr
+        );
+    }
+}

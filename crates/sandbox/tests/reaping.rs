@@ -25,8 +25,9 @@ fn zombies() -> Vec<String> {
 
 #[test]
 fn as_a_subreaper_the_remover_leaves_no_zombie() {
-    // SAFETY: sets a flag of this process.
     assert_eq!(
+        // SAFETY: prctl(PR_SET_CHILD_SUBREAPER) takes integers, reads no memory and
+        // only sets a flag of this test process.
         unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) },
         0
     );

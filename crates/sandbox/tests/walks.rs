@@ -66,6 +66,7 @@ fn every_kind_of_name(root: &Path) {
     std::os::unix::fs::symlink("a.txt", root.join("link.txt")).unwrap();
     std::os::unix::fs::symlink("sub", root.join("link-folder")).unwrap();
     let fifo = std::ffi::CString::new(root.join("pipe").as_os_str().as_bytes()).unwrap();
+    // SAFETY: mkfifo reads `fifo`, a NUL-terminated CString alive for the call.
     assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
     // A file on every level of a chain deeper than a store path may be.
     let mut chain = b"deep".to_vec();

@@ -11,6 +11,7 @@ use std::sync::Mutex;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 
 use file_store_base::error::{Error, Result};
+use file_store_base::text::escape_breaks;
 
 mod feed;
 mod input;
@@ -152,7 +153,8 @@ impl Merge<'_> {
                 out.text.push_str("--\n");
             }
             let sep = if hit.is_match { ':' } else { '-' };
-            let _ = writeln!(out.text, "{path}{sep}{}{sep} {}", hit.line, hit.text);
+            let text = escape_breaks(&hit.text);
+            let _ = writeln!(out.text, "{path}{sep}{}{sep} {text}", hit.line);
             if hit.is_match {
                 out.shown += 1;
                 last_match = hit.line;

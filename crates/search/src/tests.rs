@@ -343,3 +343,17 @@ fn a_panicking_producer_leaves_no_worker_waiting() {
     let panicked = ended.recv_timeout(std::time::Duration::from_secs(30));
     assert_eq!(panicked, Ok(true), "the search hung or did not panic");
 }
+
+#[test]
+fn a_line_break_inside_a_line_never_shows_as_another_match() {
+    let text =
+        "intro\r\nfee due\u{2028}secrets.txt:1: fee waived\u{c}x\u{b}y\u{85}z\u{2029}\rw\r\nend\n";
+    let out = run(vec![bytes("a.txt", text.as_bytes())], &opts("fee", 1, 100));
+    assert_eq!(
+        out.text,
+        "a.txt-1- intro\n\
+         a.txt:2: fee due\\u2028secrets.txt:1: fee waived\\u000Cx\\u000By\\u0085z\\u2029\\u000Dw\n\
+         a.txt-3- end\n"
+    );
+    assert_eq!((out.shown, out.total_matches), (1, 1));
+}

@@ -3,12 +3,17 @@
 //! converter refuses the file, `stopped` true when the document stopped its
 //! worker (more memory or CPU time than a conversion may have). The conversion runs in a convert worker process (the core's
 //! `convert::pool`), waited for off the GVL; an interrupt (`Timeout`,
-//! `Thread#kill`) kills the worker and returns at once. `converter_program=`
-//! names the worker executable the gem ships. Which converters read a type is
+//! `Thread#kill`) kills the worker and returns at once. An optional second
+//! argument names the queue (a store's number) whose turn the conversion waits
+//! for when every worker is busy. `converter_program=` names the worker
+//! executable the gem ships, `converter_wall_limit=` how many seconds one
+//! conversion may take on the wall clock. Which converters read a type is
 //! asked here too: `converter_keys` (the registry's lookup order) and `reading`.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
+use magnus::scan_args::scan_args;
 use magnus::{function, prelude::*, Error, RArray, RHash, RModule, RString, Ruby, Value};
 
 use file_store_documents::{pool, Kind, Refusal};
@@ -20,9 +25,11 @@ use crate::named::named;
 use crate::nogvl::nogvl_retrying;
 
 pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
-    native.define_module_function("convert_pdf", function!(pdf, 1))?;
-    native.define_module_function("convert_office", function!(office, 1))?;
-    native.define_module_function("convert_html", function!(html, 1))?;
+    native.define_module_function("convert_pdf", function!(pdf, -1))?;
+    native.define_module_function("convert_office", function!(office, -1))?;
+    native.define_module_function("convert_html", function!(html, -1))?;
+    native.define_module_function("converter_wall_limit=", function!(set_wall_limit, 1))?;
+    native.define_module_function("converter_wall_limit", function!(wall_limit, 0))?;
     native.define_module_function("converter_program=", function!(set_program, 1))?;
     native.define_module_function("converter_program", function!(program, 0))?;
     native.define_module_function("converter_workers", function!(pool::running, 0))?;
@@ -41,10 +48,29 @@ fn program() -> Option<String> {
     pool::program().map(|path| path.display().to_string())
 }
 
-fn run(ruby: &Ruby, bytes: RString, kind: Kind) -> Result<RHash, Error> {
-    let bytes = owned_bytes(bytes);
-    let converted = nogvl_retrying(ruby, || pool::convert(&[kind], &bytes))?
-        .map_err(|e| errors::map(ruby, e))?;
+fn set_wall_limit(ruby: &Ruby, seconds: f64) -> Result<(), Error> {
+    if !(seconds.is_finite() && seconds > 0.0) {
+        return Err(Error::new(
+            ruby.exception_arg_error(),
+            format!("the wall limit must be a positive number of seconds, not {seconds}"),
+        ));
+    }
+    pool::set_wall_limit(Duration::from_secs_f64(seconds));
+    Ok(())
+}
+
+fn wall_limit() -> f64 {
+    pool::wall_limit().as_secs_f64()
+}
+
+fn run(ruby: &Ruby, args: &[Value], kind: Kind) -> Result<RHash, Error> {
+    let args = scan_args::<(RString,), (Option<u64>,), (), (), (), ()>(args)?;
+    let bytes = owned_bytes(args.required.0);
+    let queue = args.optional.0.unwrap_or(0);
+    let converted = nogvl_retrying(ruby, || {
+        pool::in_queue(queue, || pool::convert(&[kind], &bytes))
+    })?
+    .map_err(|e| errors::map(ruby, e))?;
     let stopped = matches!(converted, Err(Refusal::Stopped(_)));
     let (text, refusal) = match converted {
         Ok(text) => (Some(text), None),
@@ -60,16 +86,16 @@ fn run(ruby: &Ruby, bytes: RString, kind: Kind) -> Result<RHash, Error> {
     )
 }
 
-fn pdf(ruby: &Ruby, bytes: RString) -> Result<RHash, Error> {
-    run(ruby, bytes, Kind::Pdf)
+fn pdf(ruby: &Ruby, args: &[Value]) -> Result<RHash, Error> {
+    run(ruby, args, Kind::Pdf)
 }
 
-fn office(ruby: &Ruby, bytes: RString) -> Result<RHash, Error> {
-    run(ruby, bytes, Kind::Office)
+fn office(ruby: &Ruby, args: &[Value]) -> Result<RHash, Error> {
+    run(ruby, args, Kind::Office)
 }
 
-fn html(ruby: &Ruby, bytes: RString) -> Result<RHash, Error> {
-    run(ruby, bytes, Kind::Html)
+fn html(ruby: &Ruby, args: &[Value]) -> Result<RHash, Error> {
+    run(ruby, args, Kind::Html)
 }
 
 /// The keys of a converter registry that read `content_type`, in the order they

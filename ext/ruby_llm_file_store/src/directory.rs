@@ -7,7 +7,8 @@ use std::sync::Arc;
 use magnus::rb_sys::AsRawValue;
 use magnus::scan_args::get_kwargs;
 use magnus::{
-    function, method, prelude::*, Error, RArray, RClass, RHash, RModule, RString, Ruby, Value,
+    function, method, prelude::*, Error, IntoValue, RArray, RClass, RHash, RModule, RString, Ruby,
+    Value,
 };
 
 use file_store_base::version::read_versioned;
@@ -19,6 +20,7 @@ use crate::convert::{self, owned_bytes, StorePath};
 use crate::entry::Entry;
 use crate::errors;
 use crate::lock::Lock;
+use crate::named::named;
 use crate::nogvl::{nogvl, nogvl_retrying};
 use crate::slice::Slice;
 use crate::writer::Writer;
@@ -63,6 +65,27 @@ impl Directory {
         Ok(ruby.ary_from_iter(entries.into_iter().map(Entry)))
     }
 
+    /// The first `limit` files of the folder `prefix` (or all) and how many there
+    /// are: `{entries:, total:}`, in memory that does not grow with the tree.
+    fn list_first(
+        ruby: &Ruby,
+        rb_self: &Self,
+        prefix: Option<StorePath>,
+        limit: usize,
+    ) -> Result<RHash, Error> {
+        let prefix = prefix.map(|prefix| prefix.0);
+
+        let listing = off_gvl(ruby, || rb_self.root.list_first(prefix.as_deref(), limit))?;
+        let entries = ruby.ary_from_iter(listing.entries.into_iter().map(Entry));
+        named(
+            ruby,
+            &[
+                ("entries", entries.as_value()),
+                ("total", listing.total.into_value_with(ruby)),
+            ],
+        )
+    }
+
     fn stat(ruby: &Ruby, rb_self: &Self, path: StorePath) -> Result<Option<Entry>, Error> {
         let path = path.0;
 
@@ -84,6 +107,11 @@ impl Directory {
         // the GC neither frees nor moves its buffer while the read fills it.
         let buffer = unsafe { rb_sys::RSTRING_PTR(string.as_raw()) } as usize;
         let filled = nogvl(ruby, || {
+            // SAFETY: `buffer` is the start of `string`'s buffer, made with room for `size`
+            // bytes above; the string is new, held on the calling thread's stack until the
+            // read is done (so the GC, which scans that stack, neither frees nor moves it)
+            // and reached by no other Ruby code, so this is the only reference to those
+            // bytes while the slice lives.
             let target = unsafe { std::slice::from_raw_parts_mut(buffer as *mut u8, size) };
             let mut reader = cancel::Reader::new(&file);
             let mut filled = 0;
@@ -99,6 +127,9 @@ impl Directory {
             Ok(filled)
         })?
         .map_err(|e| errors::map(ruby, e))?;
+        // SAFETY: `string` is a live String of this frame with room for `size` bytes, of
+        // which the read filled the first `filled` (at most `size`); this runs holding the
+        // GVL.
         unsafe { rb_sys::rb_str_set_len(string.as_raw(), filled as _) };
         // A file that grew since it was measured is read to its end.
         let rest = nogvl(ruby, || {
@@ -242,6 +273,17 @@ impl Directory {
         let guard = rb_self.root.try_lock().map_err(|e| errors::map(ruby, e))?;
         Ok(guard.map(Lock::new))
     }
+
+    /// Waits for the store's lock and puts it into `ticket`, an empty `Native::Lock`
+    /// that Ruby made, and gives back, with interrupts deferred: the wait can be
+    /// interrupted, and once it ends the lock is the ticket's before an interrupt can
+    /// land, so none leaves it held. The wait is a blocking `flock`, so the lock is
+    /// handed over as soon as it is free (see `file_store_folder`'s `lock.rs`).
+    fn lock(ruby: &Ruby, rb_self: &Self, ticket: &Lock) -> Result<(), Error> {
+        let guard = off_gvl(ruby, || rb_self.root.lock())?;
+        ticket.hold(guard);
+        Ok(())
+    }
 }
 
 /// The file at `path` in `root` as a search input, opened on the searching thread.
@@ -256,6 +298,7 @@ pub fn define(ruby: &Ruby, native: RModule) -> Result<RClass, Error> {
     let class = native.define_class("Directory", ruby.class_object())?;
     class.define_singleton_method("open", function!(Directory::open, 1))?;
     class.define_method("list", method!(Directory::list, 1))?;
+    class.define_method("list_first", method!(Directory::list_first, 2))?;
     class.define_method("stat", method!(Directory::stat, 1))?;
     class.define_method("read", method!(Directory::read, 1))?;
     class.define_method("digest_of", method!(Directory::digest_of, 1))?;
@@ -264,6 +307,7 @@ pub fn define(ruby: &Ruby, native: RModule) -> Result<RClass, Error> {
     class.define_method("writer", method!(Directory::writer, 2))?;
     class.define_method("delete", method!(Directory::delete, 1))?;
     class.define_method("try_lock", method!(Directory::try_lock, 0))?;
+    class.define_method("lock", method!(Directory::lock, 1))?;
     class.define_method("sweep_leftovers", method!(Directory::sweep_leftovers, 1))?;
     class.define_method("head", method!(Directory::head, 2))?;
     class.define_method("read_lines", method!(Directory::read_lines, -1))?;

@@ -8,7 +8,7 @@ use magnus::scan_args::get_kwargs;
 use magnus::{method, prelude::*, Error, RArray, RClass, RHash, Ruby, Value};
 
 use file_store_base::version::{self, Version};
-use file_store_documents::{cache, Refusal};
+use file_store_documents::{cache, pool, Refusal};
 use file_store_search::tree;
 
 use crate::convert::{self, StorePath};
@@ -93,12 +93,15 @@ fn converted(
         .root()
         .try_clone()
         .map_err(|e| errors::map(ruby, e))?;
+    // The store's conversions share one queue for a worker's turn.
+    let queue = rb_self as *const Directory as u64;
     let found = nogvl_retrying(ruby, || {
         let file = root.open_file(&path)?;
         // Taken before the conversion reads, as a read takes it (see
         // `version::read_versioned`).
         let stamp = version::stamp_if_large(&file, &path)?;
-        cache::converted(&file, &path, &chain).map(|conversion| (conversion, stamp))
+        pool::in_queue(queue, || cache::converted(&file, &path, &chain))
+            .map(|conversion| (conversion, stamp))
     })?;
     let (conversion, stamp) = found.map_err(|e| errors::map(ruby, e))?;
     let Version {

@@ -30,6 +30,8 @@ static DISK_ERROR: Lazy<ExceptionClass> =
     Lazy::new(|ruby| lookup(ruby, "RubyLLM::FileStore::DiskError"));
 static FOLDER_GONE: Lazy<ExceptionClass> =
     Lazy::new(|ruby| lookup(ruby, "RubyLLM::FileStore::FolderGoneError"));
+static WORKER_ERROR: Lazy<ExceptionClass> =
+    Lazy::new(|ruby| lookup(ruby, "RubyLLM::FileStore::WorkerError"));
 
 /// Looks every class up now, as the extension loads: a lookup made later, the first
 /// time an error is raised, could meet a pending interrupt and fall back to
@@ -44,6 +46,7 @@ pub fn init(ruby: &Ruby) {
         &PATH_TOO_LONG,
         &DISK_ERROR,
         &FOLDER_GONE,
+        &WORKER_ERROR,
     ] {
         Lazy::force(class, ruby);
     }
@@ -63,6 +66,7 @@ pub fn map(ruby: &Ruby, error: CoreError) -> magnus::Error {
         CoreError::Io { .. } => ruby.get_inner(&DISK_ERROR),
         CoreError::FolderGone { .. } => ruby.get_inner(&FOLDER_GONE),
         CoreError::Sandbox(_) => ruby.get_inner(&SANDBOX_ERROR),
+        CoreError::Converter(_) => ruby.get_inner(&WORKER_ERROR),
         // Reached only when an interrupt stopped the work without raising in Ruby.
         CoreError::Cancelled => ruby.get_inner(&STORE_ERROR),
     };
@@ -76,6 +80,17 @@ pub fn internal(ruby: &Ruby, message: String) -> magnus::Error {
         ruby.get_inner(&STORE_ERROR),
         format!("internal error: {message}"),
     )
+}
+
+/// The internal error for a panic caught before it reached Ruby, with the panic's
+/// message when it has one.
+pub fn panicked(ruby: &Ruby, panic: &Box<dyn std::any::Any + Send>) -> magnus::Error {
+    let message = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic in the native extension".to_string());
+    internal(ruby, message)
 }
 
 /// A `RubyLLM::FileStore::EditError`: an edit that does not apply, said for the model.

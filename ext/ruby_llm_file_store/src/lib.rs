@@ -15,6 +15,7 @@ mod errors;
 mod lock;
 mod named;
 mod nogvl;
+mod passage_index;
 mod paths;
 mod run;
 mod slice;
@@ -36,6 +37,7 @@ fn init(ruby: &Ruby) -> Result<(), Error> {
         .define_module("Native")?;
     constants(ruby, native)?;
     errors::init(ruby);
+    nogvl::init(ruby);
     paths::define(ruby, native)?;
     entry::define(ruby, native)?;
     slice::define(ruby, native)?;
@@ -47,6 +49,7 @@ fn init(ruby: &Ruby) -> Result<(), Error> {
     run::define(ruby, native)?;
     snapshot::define(ruby, native)?;
     converters::define(ruby, native)?;
+    passage_index::define(ruby, native)?;
     wrapped_classes(ruby);
     Ok(())
 }
@@ -62,6 +65,7 @@ fn wrapped_classes(ruby: &Ruby) {
     writer::Writer::class(ruby);
     lock::Lock::class(ruby);
     snapshot::Snapshot::class(ruby);
+    passage_index::PassageIndex::class(ruby);
 }
 
 /// The core's limits Ruby needs, exported once, under the core's names;

@@ -1,8 +1,9 @@
-//! `Native::Lock`: the cross-process lock of a folder store, held until released.
+//! `Native::Lock`: the cross-process lock of a folder store, held until released;
+//! `Native::Lock.new` is an empty one that `Native::Directory#lock` fills.
 
 use std::sync::Mutex;
 
-use magnus::{method, prelude::*, Error, RModule, Ruby};
+use magnus::{function, method, prelude::*, Error, RModule, Ruby};
 
 use file_store_folder::LockGuard;
 
@@ -18,6 +19,16 @@ impl Lock {
         }
     }
 
+    fn empty() -> Lock {
+        Lock {
+            guard: Mutex::new(None),
+        }
+    }
+
+    pub fn hold(&self, guard: LockGuard) {
+        *self.guard.lock().unwrap_or_else(|e| e.into_inner()) = Some(guard);
+    }
+
     fn release(&self) {
         drop(self.guard.lock().unwrap_or_else(|e| e.into_inner()).take());
     }
@@ -25,6 +36,7 @@ impl Lock {
 
 pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
     let class = native.define_class("Lock", ruby.class_object())?;
+    class.define_singleton_method("new", function!(Lock::empty, 0))?;
     class.define_method("release", method!(Lock::release, 0))?;
     Ok(())
 }

@@ -8,6 +8,11 @@
 //! waiting for a lock). When the work returns, the pending interrupt is raised
 //! here as a Ruby exception, after every Rust value of the work has been dropped:
 //! a lock taken is released, a temporary file removed.
+//!
+//! Under a Fiber scheduler the work runs on a thread of its own while the fiber
+//! waits through the scheduler (`offload.rs`), so the thread's other fibers go on.
+
+mod offload;
 
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -35,6 +40,9 @@ where
     F: FnOnce() -> T + Send,
     T: Send,
 {
+    if offload::scheduled(ruby) {
+        return offload::offload(ruby, work);
+    }
     let flag = Arc::new(AtomicBool::new(false));
     let mut slot: Slot<F, T> = (Some(work), None, flag.clone());
     unsafe extern "C" fn call<F: FnOnce() -> T, T>(data: *mut c_void) -> *mut c_void {
@@ -61,6 +69,11 @@ where
         // thread for every call made on the main thread of a single-threaded
         // program (a console, a script, a job runner's one thread) to call the
         // unblocking function on a signal, about 50 microseconds a call.
+        // SAFETY: rb_nogvl runs `call::<F, T>` with `slot`, the Slot<F, T> it expects,
+        // which lives in this frame until rb_nogvl returns, and `unblock` with the
+        // AtomicBool that `flag` keeps alive for the whole call (Ruby may call it on
+        // another thread or in a signal handler; it only stores to the atomic). Neither
+        // function unwinds: `call` catches the work's panic.
         unsafe {
             rb_sys::rb_nogvl(
                 Some(call::<F, T>),
@@ -75,7 +88,7 @@ where
         }
         match slot.1.take() {
             Some(Ok(value)) => return Ok(value),
-            Some(Err(panic)) => return Err(errors::internal(ruby, panic_message(&panic))),
+            Some(Err(panic)) => return Err(errors::panicked(ruby, &panic)),
             // Not started because an interrupt was pending that raised nothing:
             // another thread asking for the GVL, or a signal whose trap returns.
             // Handling it cleared it, so try again. An interrupt deferred by
@@ -85,6 +98,9 @@ where
                 flag.store(false, Ordering::SeqCst);
                 refused += 1;
                 if refused >= 10 {
+                    // SAFETY: `slot` is the live Slot<F, T> `call::<F, T>` expects; it runs
+                    // here on this thread, holding the GVL, and catches any panic of the
+                    // work.
                     unsafe { call::<F, T>(&mut slot as *mut _ as *mut c_void) };
                 }
             }
@@ -108,10 +124,6 @@ where
     }
 }
 
-fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic in the native extension".to_string())
+pub fn init(ruby: &Ruby) {
+    offload::init(ruby);
 }

@@ -2,10 +2,14 @@
 //! the mount links, and copy mode's run folders.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::Duration;
 
 use magnus::scan_args::get_kwargs;
 use magnus::{function, Error, RHash, RModule, Ruby, Value};
 
+use file_store_base::{cancel, Error as CoreError};
 use file_store_sandbox::{self as run, folder, mounts, Spec};
 
 use crate::{convert, errors, nogvl::nogvl};
@@ -53,8 +57,67 @@ fn run_code(ruby: &Ruby, args: &[Value]) -> Result<RHash, Error> {
         sandbox,
         limits,
     };
-    let outcome = nogvl(ruby, move || run::run(&spec))?.map_err(|e| errors::map(ruby, e))?;
+    let outcome = run_interruptible(ruby, spec)?.map_err(|e| errors::map(ruby, e))?;
     convert::outcome(ruby, outcome)
+}
+
+type Ran = file_store_base::Result<run::Outcome>;
+
+/// Runs `spec` on a thread of its own and waits for it without the GVL. Ruby's
+/// unblocking function also fires for a signal whose trap raises nothing (a
+/// child's SIGCHLD), so a woken wait asks Ruby first: only an interrupt that
+/// raises (Timeout, Thread#kill, Ctrl-C) stops the run, which then still
+/// repairs the folder and gives it back before the exception goes on.
+fn run_interruptible(ruby: &Ruby, spec: Spec) -> Result<Ran, Error> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let (done, ran) = mpsc::channel::<Ran>();
+    // Waited on from whichever thread Ruby runs the wait without the GVL on.
+    let ran = Mutex::new(ran);
+    let flag = stop.clone();
+    std::thread::Builder::new()
+        .name("ruby_llm_run".to_string())
+        .spawn(move || {
+            let _ = done.send(cancel::with_flag(Some(flag), || run::run(&spec)));
+        })
+        .map_err(|e| errors::map(ruby, CoreError::Sandbox(format!("cannot start a run: {e}"))))?;
+    loop {
+        match nogvl(ruby, || wait_or_woken(&lock(&ran))) {
+            Ok(Some(outcome)) => return Ok(outcome),
+            Ok(None) => continue,
+            Err(interrupt) => {
+                stop.store(true, Ordering::SeqCst);
+                // Each try either takes the stopped run's end or sees a further
+                // interrupt, which is handled, and tries again.
+                while nogvl(ruby, || lock(&ran).recv()).is_err() {}
+                return Err(interrupt);
+            }
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The run's end, or `None` once Ruby has woken the wait (its unblocking function
+/// set this thread's flag). A run thread that panicked is an error.
+fn wait_or_woken(ran: &mpsc::Receiver<Ran>) -> Option<Ran> {
+    loop {
+        if cancel::cancelled() {
+            return None;
+        }
+        match ran.recv_timeout(Duration::from_millis(20)) {
+            Ok(outcome) => return Some(outcome),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return Some(Err(CoreError::Sandbox(
+                    "the run ended unexpectedly".to_string(),
+                )))
+            }
+        }
+    }
 }
 
 /// `run_folder_tmpfs(dir, bytes:, inodes:)`: makes the empty folder `dir` a tmpfs

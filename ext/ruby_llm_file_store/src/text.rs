@@ -115,6 +115,8 @@ fn edit_bytes(ruby: &Ruby, args: &[Value]) -> Result<RHash, Error> {
 /// Why a converted text was cut short (its last line `[cut: why]`), or nil. Only
 /// the text's end is looked at.
 fn cut_reason(text: RString) -> Option<String> {
+    // SAFETY: the slice is read, and its tail copied, before any Ruby code can run and
+    // change or free the string.
     let bytes = unsafe { text.as_slice() };
     let tail = &bytes[bytes.len().saturating_sub(1024)..];
     let tail = String::from_utf8_lossy(tail);

@@ -22,6 +22,20 @@ module RubyLLMFileStore
         migration_template 'create_ruby_llm_chat_files.rb.tt', 'db/migrate/create_ruby_llm_chat_files.rb'
       end
 
+      # MariaDB and MySQL need a utf8mb4 connection for paths holding an emoji; the
+      # migration and the store refuse another. A config/database.yml that names
+      # their adapter and no such encoding is said so now.
+      def check_encoding
+        config = File.join(destination_root, 'config', 'database.yml')
+        return unless File.exist?(config)
+
+        text = File.read(config)
+        return unless text.match?(/adapter:\s*["']?(mysql2|trilogy)/) && !text.match?(/encoding:\s*["']?utf8mb4/)
+
+        say_status(:warn, 'config/database.yml names MySQL or MariaDB without encoding: utf8mb4, which ' \
+                          'ruby_llm_chat_files needs (paths holding an emoji): add it', :red)
+      end
+
       private
 
       def migration_version

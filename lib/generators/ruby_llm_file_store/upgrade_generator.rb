@@ -13,8 +13,9 @@ module RubyLLMFileStore
     # The table refers to chats polymorphically, so ruby_llm's tables are left as they
     # are, and acts_as_chat declares <tt>has_many :ruby_llm_chat_files</tt> once this
     # gem is loaded. An application that has the table gets the migrations that bring
-    # it up to date instead (paths byte-ordered, so folder queries use the index, and
-    # compared without padding). Run again, it changes nothing.
+    # it up to date instead (paths byte-ordered, so folder queries use the index,
+    # compared without padding, and held whole on MariaDB and MySQL). Run again, it
+    # changes nothing.
     class UpgradeGenerator < InstallGenerator
       namespace 'ruby_llm_file_store:upgrade'
       # Not inherited: a Rails generator's default source root follows its own name.
@@ -45,6 +46,16 @@ module RubyLLMFileStore
         elsif !unpadded?(byte_order) && !migration_named('unpad_ruby_llm_chat_file_paths')
           add_update('unpad_ruby_llm_chat_file_paths')
         end
+      end
+
+      # For a table made before paths were kept whole on MariaDB and MySQL (a
+      # varchar(255) column): whole_ruby_llm_chat_file_paths, which changes nothing on
+      # other databases.
+      def keep_paths_whole
+        return if @table_migration.nil? || File.read(@table_migration).include?('path_digest')
+        return if migration_named('whole_ruby_llm_chat_file_paths')
+
+        migration_template 'whole_ruby_llm_chat_file_paths.rb.tt', 'db/migrate/whole_ruby_llm_chat_file_paths.rb'
       end
 
       def explain

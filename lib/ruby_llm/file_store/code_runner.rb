@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require 'English'
 require 'tmpdir'
 
 module RubyLLM
@@ -106,8 +107,8 @@ module RubyLLM
           outputs.keep_in_place(store, @on_write)
           Result.of(outcome, outputs, notes: links.notes + outcome[:notes])
         ensure
-          # What the run left past its limits was set aside; removed within the call's time, then on its own.
-          Native.empty_removing(local_root, wait: deadline.left) if local_root
+          # What the run set aside is removed within the call's time (none once interrupted), then on its own.
+          Native.empty_removing(local_root, wait: $ERROR_INFO ? 0 : deadline.left) if local_root
         end
       end
 

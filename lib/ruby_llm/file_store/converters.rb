@@ -28,10 +28,11 @@ module RubyLLM
       # converter's error (see ConverterError#loud!). A ConfigurationError (OCR on
       # a ruby_llm without RubyLLM.ocr) says what to configure, and passes as it is, as
       # does UnreadableDocumentError, a document that stopped its convert worker: no
-      # converter failed, the document asked for more than a conversion may have.
+      # converter failed, the document asked for more than a conversion may have;
+      # and WorkerError, no worker to convert it.
       def run(converter, attachment, type)
         converter.call(attachment)
-      rescue ConfigurationError, UnreadableDocumentError
+      rescue ConfigurationError, UnreadableDocumentError, WorkerError
         raise
       rescue StandardError => e
         raise ConverterError.new(attachment.filename, type, original: e, converter:)
@@ -42,10 +43,27 @@ module RubyLLM
       def convert_file(store, file, config:)
         bytes = store.read(file.path)
         version = Reads.version_of_bytes(bytes)
-        upload = attachment(bytes, filename: file.filename)
-        text = convert(upload, config:, content_type: file.content_type)
+        upload = StoredBytes.new(bytes, filename: file.filename)
+        text = in_queue(store) { convert(upload, config:, content_type: file.content_type) }
         store.cache_text(file, text) if text && (version.nil? || version == file.digest)
         [text, version || Reads.large_version(file)]
+      end
+
+      # Runs the block with the built-in conversions it starts in +store+'s queue:
+      # while every convert worker is busy, the next free one goes to the store with
+      # the fewest conversions under way, so one chat's slow documents delay another
+      # chat's by one conversion at most.
+      def in_queue(store)
+        before = Thread.current[:ruby_llm_file_store_queue]
+        Thread.current[:ruby_llm_file_store_queue] = store.object_id
+        yield
+      ensure
+        Thread.current[:ruby_llm_file_store_queue] = before
+      end
+
+      # The queue of the conversions the current fiber starts (0: the shared one).
+      def queue
+        Thread.current[:ruby_llm_file_store_queue] || 0
       end
 
       # Runs the block, which converts +file+ of +store+ and returns [text, version],
@@ -146,6 +164,23 @@ module RubyLLM
       # +bytes+ as an attachment a converter or a model takes.
       def attachment(bytes, filename:)
         RubyLLM::Attachment.new(StringIO.new(bytes), filename:)
+      end
+
+      # A file as a converter gets it: a RubyLLM::Attachment whose +content+ is the
+      # file's bytes as stored, on every ruby_llm. ruby_llm main's
+      # Attachment#content makes a text type's bytes valid UTF-8, replacing what is
+      # not, so a Latin-1 or Shift_JIS page (its charset in a <tt><meta></tt>) or a
+      # UTF-16 one would reach its converter as mojibake, where the folder store's
+      # core reads the file itself.
+      class StoredBytes < RubyLLM::Attachment
+        def initialize(bytes, filename:)
+          # Before super, which may read the content to tell its type.
+          @bytes = bytes.encoding == Encoding::BINARY ? bytes : bytes.b
+          super(StringIO.new(@bytes), filename:)
+        end
+
+        # The bytes as stored, in binary.
+        def content = @bytes
       end
 
       # Reads a file as it is: for types that hold plain text but do not say so.

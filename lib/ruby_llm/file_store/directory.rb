@@ -29,6 +29,11 @@ module RubyLLM
         native(prefix) { |folder| @native.list(folder) }.map { |entry| stored(entry) }
       end
 
+      def list_first(limit, prefix = nil) # :nodoc:
+        listing = native(prefix) { |folder| @native.list_first(folder, limit) }
+        [listing[:entries].map { |entry| stored(entry) }, listing[:total]]
+      end
+
       def [](path) # :nodoc:
         entry = native(path) { |name| @native.stat(name) }
         entry && stored(entry)
@@ -62,15 +67,29 @@ module RubyLLM
 
       # Locks within this process and, through +flock+ on the folder itself, across
       # every process that shares the folder. No file in the folder takes part, so
-      # nothing deleted or replaced there breaks it. Timeout.timeout, Thread#raise and
-      # Thread#kill stop a wait for it, and at any point leave it free: it is taken and
-      # given back with interrupts deferred (see Interrupts.holding). A child forked
-      # inside the block does not keep it once this process gives it back.
+      # nothing deleted or replaced there breaks it. The wait is a blocking +flock+ off
+      # the GVL (under a Fiber scheduler, on a thread of its own while the fiber
+      # waits), so the lock is handed over as soon as it is free, even from a process
+      # that takes it back to back. Timeout.timeout, Thread#raise, Thread#kill and a
+      # stopped fiber stop a wait for it, and at any point leave it free: the native
+      # lock is made and given back with interrupts deferred, and the wait puts the
+      # lock into it before any interrupt can land. A child forked inside the block
+      # does not keep it once this process gives it back.
       def with_lock(&block)
         super do
           next block.call if @lock_pid == Process.pid
 
-          Interrupts.holding(method(:take_lock), method(:give_back_lock)) { block.call }
+          Interrupts.deferred do |as_before|
+            lock = Native::Lock.new
+            begin
+              as_before.call { @native.lock(lock) }
+              @lock_pid = Process.pid
+              as_before.call(&block)
+            ensure
+              @lock_pid = nil
+              lock.release
+            end
+          end
         end
       end
 
@@ -108,15 +127,6 @@ module RubyLLM
         raise
       end
 
-      # The folder's lock if it is free (nil otherwise), noted as held by this
-      # process (a child forked inside the block takes its own); only ever called with
-      # interrupts deferred.
-      def take_lock
-        lock = @native.try_lock
-        @lock_pid = Process.pid if lock
-        lock
-      end
-
       # Runs the block, and once more if the folder the write goes into went meanwhile:
       # a delete removes the folder its last file leaves, and a write beside that
       # file, started as it went, found no folder for its temporary file. Nothing of
@@ -125,11 +135,6 @@ module RubyLLM
         yield
       rescue FolderGoneError
         yield
-      end
-
-      def give_back_lock(lock)
-        @lock_pid = nil
-        lock.release
       end
 
       # Writes what each read returns: an IO-like object may hand back its chunk

@@ -58,7 +58,9 @@ module RubyLLM
             text = text(path, config:)
             text ? { path:, text: text.b } : { path:, why: 'gave no text' }
           rescue ConverterError => e
-            { path:, why: "could not be converted (#{e.loud!.reason})" }
+            raise if e.loud?
+
+            { path:, why: "could not be converted (#{e.reason})" }
           rescue StandardError => e
             { path:, why: "could not be converted (#{e.class.name}: #{e.message[0, 200]})" }
           end

@@ -40,6 +40,25 @@ module RubyLLM # :nodoc:
     # than 1 GB of memory to convert".
     class UnreadableDocumentError < Error; end
 
+    # Raised when no convert worker could read a document for a reason that is not
+    # the document's: the worker cannot run where the gem looked for it (the message
+    # names the path and why), the system refused a process, a worker was killed
+    # from outside twice in a row or did not answer within the wall-clock bound.
+    # Nothing of it is kept against the document: the next read tries again (at
+    # once, or after a backoff of a second or more when no worker could start).
+    class WorkerError < Error
+      # Logs the error at error level, then raises it where
+      # FileStore.raise_converter_errors? (development and test in Rails), so the
+      # tool call fails in front of the developer; else returns itself, for the
+      # model's short message.
+      def loud!
+        RubyLLM.logger.error("ruby_llm-file_store: #{message}") if defined?(RubyLLM.logger)
+        raise self if FileStore.raise_converter_errors?
+
+        self
+      end
+    end
+
     # Raised by the store of a chat whose declared owner is missing, for each
     # write: the file would otherwise become a shared one. The message names the chat.
     class OwnerMissingError < Error; end
@@ -62,9 +81,16 @@ module RubyLLM # :nodoc:
       # (development and test in Rails), so the tool call fails in front of the
       # developer; else returns itself, for the model's short message.
       def loud!
-        raise original if FileStore.raise_converter_errors?
+        raise original if loud?
 
         self
+      end
+
+      # Whether the converter's own error ends the tool call (FileStore.raise_converter_errors?):
+      # a tool that would pass over the file (a search) raises this error on then, for
+      # Frame#attempt to raise the converter's, as it does for every tool.
+      def loud?
+        FileStore.raise_converter_errors?
       end
     end
 

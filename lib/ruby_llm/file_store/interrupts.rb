@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require 'io/wait'
+
 module RubyLLM
   class FileStore # :nodoc:
     # The one place where the stores' locks change hands. Timeout.timeout,
@@ -14,6 +16,8 @@ module RubyLLM
     # another (a purge run by a commit's callbacks), so no inner section lets an
     # interrupt into an outer one.
     module Interrupts # :nodoc:
+      # Thread#[] is the fiber's own. The native side reads it too (nogvl/offload.rs):
+      # under a Fiber scheduler, work asked for inside a section stays on the thread.
       KEY = :ruby_llm_file_store_deferring
       # Pauses between tries for a busy lock grow to this, so a waiter notices a free
       # lock soon without spinning.
@@ -34,9 +38,27 @@ module RubyLLM
         Thread.current[KEY] = outer
       end
 
+      # Runs the block holding +mutex+, a lock held for a moment and never across a
+      # wait, with interrupts deferred: Ruby hands a released Mutex to one waiter, and
+      # an interrupt landing on it as it wakes would leave the next waiter asleep
+      # beside a free lock (StoreLock says more).
+      def guarded(mutex, &)
+        Thread.handle_interrupt(Object => :never) { mutex.synchronize(&) }
+      end
+
       # Whether this thread is inside a section, where interrupts wait.
       def deferring?
         Thread.current[KEY] == true
+      end
+
+      # Waits through the Fiber scheduler until +descriptor+, the native side's end
+      # of a socket pair that it owns, has a byte to read: its work is done. Whatever
+      # stops the fiber meanwhile is raised here, and the native side stops the work.
+      def wait_for_native(descriptor)
+        io = IO.for_fd(descriptor, autoclose: false)
+        io.wait_readable
+      ensure
+        io&.close
       end
 
       # Runs the block holding what +take+ returns, and gives it back with +give_back+

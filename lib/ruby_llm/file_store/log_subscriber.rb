@@ -12,7 +12,17 @@ module RubyLLM
     #
     #   FileStore read_file notes/plan.md: ok, 1.2 KB out (0.4ms)
     #   FileStore refused write_file notes/plan.md (unread): notes/plan.md exists and has not been read. ...
+    #
+    # A value the model or a user chose (a path, a file name, a pattern in an
+    # error) that holds a control character or a line separator is shown inspected,
+    # as Rails shows a request's parameters, so it can neither forge a line of the
+    # log nor send a terminal an escape sequence:
+    #
+    #   FileStore read_file "a\nStarted GET \"/admin\"": error: ...
     class LogSubscriber < ::ActiveSupport::LogSubscriber
+      # What no line shows as it is: control and format characters (newline, ESC,
+      # a bidirectional override), and the line and paragraph separators.
+      UNSAFE = /[\p{C}\p{Zl}\p{Zp}]/
       # The events whose lines are only ever debug lines: skipped cheaply where the
       # log's level is above debug (Rails 7.1 and later).
       if respond_to?(:subscribe_log_level, true)
@@ -22,16 +32,17 @@ module RubyLLM
 
       def tool(event)
         payload = event.payload
-        result = payload[:outcome] == :error ? "error: #{payload[:error]}" : "ok, #{size(payload[:bytes_out])} out"
-        debug { line(event, "#{payload[:tool]}#{" #{payload[:path]}" if payload[:path]}: #{result}") }
+        ok = "ok, #{size(payload[:bytes_out])} out"
+        result = payload[:outcome] == :error ? "error: #{shown(payload[:error])}" : ok
+        debug { line(event, "#{shown(payload[:tool])}#{" #{shown(payload[:path])}" if payload[:path]}: #{result}") }
       end
 
       def convert(event)
         payload = event.payload
-        about = "#{payload[:path]} (#{payload[:content_type]}, #{size(payload[:bytes_in])})"
+        about = "#{shown(payload[:path])} (#{shown(payload[:content_type])}, #{size(payload[:bytes_in])})"
         case payload[:outcome]
-        when :failed then warn { line(event, "converter failed on #{about}: #{payload[:error]}") }
-        when :refused then warn { line(event, "converter refused #{about}: #{payload[:error]}") }
+        when :failed then warn { line(event, "converter failed on #{about}: #{shown(payload[:error])}") }
+        when :refused then warn { line(event, "converter refused #{about}: #{shown(payload[:error])}") }
         else debug { line(event, "converted #{about}: #{converted(payload)}") }
         end
       end
@@ -40,11 +51,13 @@ module RubyLLM
         payload = event.payload
         if payload[:outcome] == :failed
           warn do
-            line(event, "kept a long #{payload[:tool]} result whole (#{size(payload[:bytes_in])}): #{payload[:error]}")
+            line(event, "kept a long #{shown(payload[:tool])} result whole (#{size(payload[:bytes_in])}): " \
+                        "#{shown(payload[:error])}")
           end
         else
           debug do
-            line(event, "spilled a #{payload[:tool]} result to #{payload[:path]}: #{size(payload[:bytes_in])}, " \
+            line(event, "spilled a #{shown(payload[:tool])} result to #{shown(payload[:path])}: " \
+                        "#{size(payload[:bytes_in])}, " \
                         "#{size(payload[:bytes_out])} shown")
           end
         end
@@ -55,28 +68,33 @@ module RubyLLM
         files = %i[created changed deleted].filter_map { |key| "#{payload[key]} #{key}" if payload[key].to_i.positive? }
         how = [payload[:sandbox] ? 'sandboxed' : 'unsandboxed', payload[:workspace] ? 'in the folder' : 'on copies']
         debug do
-          line(event, "run_code #{payload[:language]} (#{how.join(', ')}): #{[ending(payload), *files].join(', ')}")
+          line(event, "run_code #{shown(payload[:language])} (#{how.join(', ')}): " \
+                      "#{[ending(payload), *files].join(', ')}")
         end
       end
 
       def attachment(event)
         payload = event.payload
         if %i[refused too_large].include?(payload[:outcome])
-          return warn { line(event, "attachment #{payload[:filename]} sent as it is: #{payload[:error]}") }
+          about = "#{shown(payload[:filename])} sent as it is: #{shown(payload[:error])}"
+          return warn { line(event, "attachment #{about}") }
         end
 
         what = case payload[:outcome]
-               when :kept then "kept as #{payload[:path]} (#{size(payload[:bytes])}#{shared(payload)})"
-               when :already_kept then "already kept as #{payload[:path]}"
+               when :kept then "kept as #{shown(payload[:path])} (#{size(payload[:bytes])}#{shared(payload)})"
+               when :already_kept then "already kept as #{shown(payload[:path])}"
                when :other_owners then "sent as it is: another owner's file holds it"
                else 'sent as it is: the store cannot keep it'
                end
-        debug { line(event, "attachment #{payload[:filename]} #{what}") }
+        debug { line(event, "attachment #{shown(payload[:filename])} #{what}") }
       end
 
       def refused_write(event)
         payload = event.payload
-        warn { line(event, "refused #{payload[:tool]} #{payload[:path]} (#{payload[:reason]}): #{payload[:message]}") }
+        warn do
+          line(event, "refused #{shown(payload[:tool])} #{shown(payload[:path])} (#{shown(payload[:reason])}): " \
+                      "#{shown(payload[:message])}")
+        end
       end
 
       private
@@ -90,7 +108,20 @@ module RubyLLM
         when :exited then "exit code #{payload[:exit_code]}"
         when :signalled then "signal #{payload[:signal]}"
         when :timed_out then 'timed out'
-        else "error: #{payload[:error]}"
+        else "error: #{shown(payload[:error])}"
+        end
+      end
+
+      # +value+ as a line shows it: as it is, or inspected where it holds what
+      # UNSAFE names (see above), with what inspect leaves as it is (a bidirectional
+      # override, NEL) escaped too.
+      def shown(value)
+        text = value.to_s
+        return text if (text.ascii_only? || (text.encoding == Encoding::UTF_8 && text.valid_encoding?)) &&
+                       !text.match?(UNSAFE)
+
+        text.inspect.gsub(UNSAFE) do |char|
+          char.ord > 0xFFFF ? format('\\u{%X}', char.ord) : format('\\u%04X', char.ord)
         end
       end
 

@@ -19,7 +19,7 @@ module RubyLLM
       end
 
       def list(prefix = nil) # :nodoc:
-        files = @mutex.synchronize { @files.values }.map(&:first)
+        files = Interrupts.guarded(@mutex) { @files.values }.map(&:first)
         if prefix
           folder = "#{FileStore.path(prefix)}/"
           files = files.select { |file| file.path.start_with?(folder) }
@@ -30,16 +30,16 @@ module RubyLLM
       # Names the store and counts its files: never their content, which an event's
       # payload or a log line would otherwise carry.
       def inspect # :nodoc:
-        "#<#{self.class.name} #{@mutex.synchronize { @files.size }} files>"
+        "#<#{self.class.name} #{Interrupts.guarded(@mutex) { @files.size }} files>"
       end
 
       def [](path) # :nodoc:
-        @mutex.synchronize { @files[FileStore.path(path)] }&.first
+        Interrupts.guarded(@mutex) { @files[FileStore.path(path)] }&.first
       end
 
       def read(path) # :nodoc:
         path = FileStore.path(path)
-        entry = @mutex.synchronize { @files[path] }
+        entry = Interrupts.guarded(@mutex) { @files[path] }
         raise FileNotFoundError, "No file at #{path}" unless entry
 
         entry.last.dup
@@ -51,7 +51,7 @@ module RubyLLM
         file = StoredFile.new(path:, byte_size: bytes.bytesize,
                               content_type: content_type || Native.content_type(path, bytes.byteslice(0, 512)),
                               digest: Digest::SHA256.hexdigest(bytes), updated_at: Time.now)
-        @mutex.synchronize do
+        Interrupts.guarded(@mutex) do
           refuse_overlap(path)
           add_folders(path, 1) unless @files.key?(path)
           @files[path] = [file, bytes]
@@ -61,7 +61,7 @@ module RubyLLM
 
       def delete(path) # :nodoc:
         path = FileStore.path(path)
-        @mutex.synchronize do
+        Interrupts.guarded(@mutex) do
           raise FileStore.folder_not_file(path) if @folders.key?(path)
 
           entry = @files.delete(path)

@@ -32,7 +32,7 @@ module RubyLLM
 
         # The record of the current thread.
         def current
-          @mutex.synchronize do
+          Interrupts.guarded(@mutex) do
             prune if @records.size >= @prune_at
             @records[Thread.current] ||= Reads.new
           end
@@ -90,7 +90,7 @@ module RubyLLM
       # went through, as that version.
       def remember(file, version = nil)
         version ||= Reads.version_of_file(file)
-        @mutex.synchronize do
+        Interrupts.guarded(@mutex) do
           # Moved to the end: the Hash's order is the order of reads.
           @versions.delete(file.path)
           @versions[file.path] = version
@@ -100,17 +100,17 @@ module RubyLLM
 
       # How many paths the record keeps.
       def size
-        @mutex.synchronize { @versions.size }
+        Interrupts.guarded(@mutex) { @versions.size }
       end
 
       # Forgets +path+, as when the file is deleted.
       def forget(path)
-        @mutex.synchronize { @versions.delete(path) }
+        Interrupts.guarded(@mutex) { @versions.delete(path) }
       end
 
       # nil when the model may change +file+; otherwise why not, for the model.
       def refusal(file)
-        seen = @mutex.synchronize { @versions[file.path] }
+        seen = Interrupts.guarded(@mutex) { @versions[file.path] }
         return "#{file.path} exists and has not been read. Read it with read_file before changing it." unless seen
         return if seen == Reads.version_of_file(file)
 

@@ -180,6 +180,16 @@ RSpec.shared_examples 'a RubyLLM file store' do
       expect { store.list('../') }.to raise_error(ArgumentError, refusal('../'))
     end
 
+    it 'gives the first files of a listing and how many there are' do
+      files, total = store.list_first(2)
+      expect([files.map(&:path), total]).to eq([%w[a.txt b.txt], 5])
+      files, total = store.list_first(10, 'reports')
+      expect([files.map(&:path), total]).to eq([%w[reports/q3.pdf reports/sub/x.md], 2])
+      expect(store.list_first(0)).to eq([[], 5])
+      expect(store.list_first(3, 'missing')).to eq([[], 0])
+      expect { store.list_first(1, '../') }.to raise_error(ArgumentError, refusal('../'))
+    end
+
     it 'yields each file as list returns them' do
       expect(store.each.map(&:path)).to eq(store.list.map(&:path))
       expect(store.map(&:path).first).to eq('a.txt')

@@ -14,7 +14,7 @@ module RubyLLM
 
       def [](file)
         key = key_for(file)
-        @mutex.synchronize do
+        Interrupts.guarded(@mutex) do
           next unless @texts.key?(key)
 
           @texts[key] = @texts.delete(key)
@@ -23,7 +23,7 @@ module RubyLLM
 
       def []=(file, text)
         key = key_for(file)
-        @mutex.synchronize do
+        Interrupts.guarded(@mutex) do
           @texts.delete(key)
           @texts[key] = text
           @texts.shift while @texts.size > @capacity

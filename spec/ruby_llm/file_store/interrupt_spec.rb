@@ -105,7 +105,9 @@ RSpec.describe 'Interrupting native calls', :large, :native do
 
   it 'stops waiting for an 85 MB HTML conversion when the timeout ends' do
     html = "<html><body>#{'<p>hello <b>world</b> and more</p>' * 2_500_000}</body></html>"
-    expect(timed_out_after(0.5) { RubyLLM::FileStore::Native.convert_html(html) }).to be < 1.0
+    # 0.56 s on a quiet machine, 1.25 s once with both cores busy; whole, the
+    # conversion takes 2 s there.
+    expect(timed_out_after(0.5) { RubyLLM::FileStore::Native.convert_html(html) }).to be < 1.5
   end
 
   # A kill that lands while the binding makes the exception of a refusal (the gem's

@@ -26,7 +26,8 @@ RSpec.describe RubyLLM::FileStore::Native, :native do
   end
 
   it 'refuses a third positional argument to each method that reads keywords' do
-    instances = { "#{BindingSources::NATIVE}::Directory" => described_class::Directory.open(tmp_dir) }
+    instances = { "#{BindingSources::NATIVE}::Directory" => described_class::Directory.open(tmp_dir),
+                  "#{BindingSources::NATIVE}::PassageIndex" => described_class::PassageIndex.new }
     by_name = defined.select { |m| m[:arity] == -1 }
     expect(by_name.map { |m| m[:name] }).to include('run', 'edit', 'read_lines', 'mount_unlink', 'search_tree')
     by_name.each do |m|

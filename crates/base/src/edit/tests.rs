@@ -107,7 +107,7 @@ fn other_bytes_untouched() {
     assert_eq!(e.content, file);
     assert_eq!(
         e.changed,
-        "     1\t\u{feff}header\n     2\t{}{} value = 2 {}\n     3\t caf\u{fffd} \r tail\n"
+        "     1\t\u{feff}header\n     2\t{}{} value = 2 {}\n     3\t caf\u{fffd} \\u000D tail\n"
             .replace("{}", "\u{fffd}\u{fffd}")
     );
     let e = ok(b"\xef\xbb\xbffirst\n", "first", "1st", false);

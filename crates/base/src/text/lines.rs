@@ -4,7 +4,7 @@
 use std::io::{self, BufRead};
 
 use super::ceiling::{MAX_RESULT_CHARS, TRAILER_ROOM};
-use super::format::{number_line, plural, truncation_marker};
+use super::format::{escape_breaks, number_line, plural, truncation_marker};
 use super::utf8::{fill, Utf8Stream};
 
 /// A window of numbered lines read from a file.
@@ -211,7 +211,8 @@ fn lines_within_ceiling<R: BufRead>(
             acc.text.push_str(&truncation_marker(acc.chars));
         }
         // The number, its tab and the newline take 8 characters up to line 999,999.
-        let line_chars = acc.text.chars().count() + 8 + (slice.last + 1).ilog10() as usize / 6;
+        let line_chars =
+            escape_breaks(&acc.text).chars().count() + 8 + (slice.last + 1).ilog10() as usize / 6;
         if slice.last >= first && shown_chars + line_chars > MAX_RESULT_CHARS - TRAILER_ROOM {
             over_ceiling = true;
             break;

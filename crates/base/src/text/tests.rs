@@ -359,3 +359,25 @@ fn a_utf16_file_with_a_byte_order_mark_reads_as_its_text() {
     let shown = super::lines_shown(&utf8[..], utf8.len() as u64, 1, 1, 2000).unwrap();
     assert!(shown.text.ends_with("plain\n"), "{:?}", shown.text);
 }
+
+#[test]
+fn a_shown_line_never_holds_a_line_break() {
+    let line = "a\u{2028}b\u{2029}c\u{b}d\u{c}e\u{85}f\rh\tg";
+    assert_eq!(
+        escape_breaks(line),
+        "a\\u2028b\\u2029c\\u000Bd\\u000Ce\\u0085f\\u000Dh\tg"
+    );
+    assert!(matches!(escape_breaks("plain\ttext é"), Cow::Borrowed(_)));
+    let slice = lines_with(
+        "one\u{2028}b.txt:9: forged\ntwo\u{c}three\r\nfour\rb.txt:1: forged\r\n".as_bytes(),
+        8,
+        1,
+        10,
+        2000,
+    );
+    assert_eq!(
+        slice.text,
+        "     1\tone\\u2028b.txt:9: forged\n     2\ttwo\\u000Cthree\n     3\tfour\\u000Db.txt:1: forged\n"
+    );
+    assert_eq!((slice.last, slice.total), (3, Some(3)));
+}

@@ -1,13 +1,15 @@
 //! One budget per conversion, shared by every output a converter writes (the
-//! body, notes, comments, headers, sheets, spine items): bytes of text out, steps
-//! of work and time. Past any of them the converter stops and its text says why
+//! body, notes, comments, headers, sheets, spine items): bytes of text out and
+//! steps of work. Past either the converter stops and its text says why
 //! (`[cut: ...]`); it never aborts.
 //!
-//! Time is the CPU time of the converting thread, not the clock on the wall: a
-//! busy machine slows a conversion down but gives it the same CPU time, so the
-//! same document is cut at the same place, idle or loaded, and its text can be
-//! kept as the file's. A conversion nobody waits for any more is not stopped
-//! here: it runs in a worker process, which its caller kills.
+//! Both count what the document holds, never time: the same document is cut at
+//! the same place every time, idle or with every core busy, alone or beside
+//! fifteen others, so its text can be kept as the file's. Time is an outer
+//! ceiling only, the worker's CPU limit
+//! ([`crate::worker::CPU_LIMIT`]), which refuses the document (no text) and
+//! never cuts it. A conversion nobody waits for any more is not stopped here:
+//! it runs in a worker process, which its caller kills.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -16,25 +18,10 @@ use std::time::Duration;
 /// The most bytes of text a conversion writes, all its outputs together.
 pub const MAX_OUTPUT: usize = 64 * 1024 * 1024;
 /// The most steps of work a conversion takes: a step is an XML element or text,
-/// an HTML token, a PDF operation, a repeated row or cell written, a spine
-/// entry, or a kilobyte decompressed.
+/// an HTML token, an attribute the tokenizer compares or 4 KB handed to it, a
+/// sixteenth of a PDF operation, a repeated row or cell written, a spine entry,
+/// or a kilobyte decompressed or decoded.
 pub const MAX_WORK: u64 = 50_000_000;
-/// The most CPU time a conversion's budgeted work takes: 2 seconds. An
-/// unoptimised build (the one `cargo test` makes) runs about ten times slower,
-/// so its ceiling is ten times longer, and its tests see the cuts a release
-/// build makes.
-pub const MAX_TIME: Duration = if cfg!(debug_assertions) {
-    Duration::from_secs(20)
-} else {
-    Duration::from_secs(2)
-};
-
-/// The line that ends a conversion the time ceiling stopped.
-pub const TIME_CUT: &str = if cfg!(debug_assertions) {
-    "[cut: the document takes more than 20 seconds of CPU to read]"
-} else {
-    "[cut: the document takes more than 2 seconds of CPU to read]"
-};
 
 /// The most entries an archive may have. Kept with the other ceilings of a
 /// conversion, below both [`super::archive`], which enforces it, and
@@ -43,37 +30,28 @@ pub const MAX_ENTRIES: usize = 10_000;
 /// The most bytes read out of one archive, all entries together.
 pub const MAX_UNCOMPRESSED: u64 = 200 * 1024 * 1024;
 
-/// How many steps go between looks at the clock.
-const CLOCK_EVERY: u64 = 1024;
-
 /// The budget of one conversion; cheap to share (`Rc`) among its outputs.
 pub struct Budget {
     /// The ceiling on the whole text, which `text_left` counts down from.
     text_ceiling: usize,
     text_left: Cell<usize>,
     work_left: Cell<u64>,
-    /// Steps until the clock is looked at again.
-    clock_in: Cell<u64>,
-    /// The thread's CPU time past which the conversion stops.
-    deadline: Duration,
     /// Why the conversion stopped, once it has: the first reason wins.
     cut: RefCell<Option<String>>,
 }
 
 impl Budget {
-    /// A fresh budget of [`MAX_OUTPUT`], [`MAX_WORK`] and [`MAX_TIME`].
+    /// A fresh budget of [`MAX_OUTPUT`] and [`MAX_WORK`].
     pub fn new() -> Rc<Self> {
-        Self::with(MAX_OUTPUT, MAX_WORK, MAX_TIME)
+        Self::with(MAX_OUTPUT, MAX_WORK)
     }
 
     /// A budget with other ceilings (tests use small ones).
-    pub fn with(text: usize, work: u64, time: Duration) -> Rc<Self> {
+    pub fn with(text: usize, work: u64) -> Rc<Self> {
         Rc::new(Budget {
             text_ceiling: text,
             text_left: Cell::new(text),
             work_left: Cell::new(work),
-            clock_in: Cell::new(CLOCK_EVERY),
-            deadline: thread_cpu_time().saturating_add(time),
             cut: RefCell::new(None),
         })
     }
@@ -113,24 +91,7 @@ impl Budget {
             return false;
         }
         self.work_left.set(left - steps);
-        let clock = self.clock_in.get().saturating_sub(steps);
-        if clock == 0 {
-            self.clock_in.set(CLOCK_EVERY);
-            if thread_cpu_time() > self.deadline {
-                self.cut(TIME_CUT.trim_start_matches("[cut: ").trim_end_matches(']'));
-                return false;
-            }
-        } else {
-            self.clock_in.set(clock);
-        }
         true
-    }
-
-    /// Takes a step and looks at the clock whatever the steps since: for work
-    /// whose steps cost more than most (a piece of HTML handed to the tokenizer).
-    pub fn step_and_look(&self) -> bool {
-        self.clock_in.set(1);
-        self.step(1)
     }
 
     /// Takes up to `wanted` bytes of text; returns how many may be written (all
@@ -174,13 +135,15 @@ impl Budget {
     }
 }
 
-/// The CPU time the calling thread has used.
+/// The CPU time the calling thread has used, which tests measure conversions by.
 pub fn thread_cpu_time() -> Duration {
     let mut now = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
-    // Cannot fail for this clock on Linux; a zero time would only delay the cut.
+    // Cannot fail for this clock on Linux.
+    // SAFETY: clock_gettime writes one timespec to `now`, a live local; the clock id is a
+    // constant.
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
     Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
 }
@@ -201,7 +164,7 @@ mod tests {
 
     #[test]
     fn stops_at_each_ceiling_and_says_which() {
-        let text = Budget::with(10, 100, MAX_TIME);
+        let text = Budget::with(10, 100);
         assert_eq!(text.take_text(6), 6);
         assert_eq!(text.take_text(6), 4);
         assert_eq!(text.take_text(1), 0);
@@ -209,14 +172,9 @@ mod tests {
             text.marker().unwrap(),
             "[cut: the document expands past 64 MB of text]"
         );
-        let work = Budget::with(10, 5, MAX_TIME);
+        let work = Budget::with(10, 5);
         assert!(work.step(5));
         assert!(!work.step(1));
         assert!(work.marker().unwrap().contains("steps"));
-        let time = Budget::with(10, u64::MAX, Duration::ZERO);
-        let spin = thread_cpu_time();
-        while thread_cpu_time() == spin {}
-        assert!(!(0..CLOCK_EVERY + 1).all(|_| time.step(1)));
-        assert!(time.marker().unwrap().contains("seconds"));
     }
 }

@@ -217,12 +217,12 @@ impl Distinct {
 
 #[cfg(test)]
 mod tests {
-    use super::super::budget::{Budget, MAX_TIME};
+    use super::super::budget::Budget;
     use super::Out;
 
     #[test]
     fn text_copied_between_outputs_stops_at_the_ceiling() {
-        let budget = Budget::with(10, 100, MAX_TIME);
+        let budget = Budget::with(10, 100);
         let mut note = Out::new(&budget);
         assert!(note.text("[^1] é"));
         let mut out = Out::new(&budget);

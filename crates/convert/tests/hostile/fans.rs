@@ -126,6 +126,45 @@ pub fn fonts_sharing_widths(count: usize, widths: usize) -> Vec<u8> {
     raw_pdf(&objects, "")
 }
 
+/// `count` fonts sharing one /Widths of `widths` references, each the start of
+/// a chain of `chain` references to the number: every width read follows the
+/// chain, which no step of the budget counts, so the conversion costs CPU time
+/// in proportion to `count * widths * chain` and memory to `count * widths`.
+pub fn fonts_sharing_chained_widths(count: usize, widths: usize, chain: usize) -> Vec<u8> {
+    let mut objects = Vec::new();
+    let names: String = (0..count)
+        .map(|i| format!("/F{i} {} 0 R ", 7 + chain + i))
+        .collect();
+    let shows: String = (0..count).map(|i| format!("/F{i} 12 Tf (a) Tj ")).collect();
+    objects.extend([
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_vec(),
+        format!(
+            "<< /Type /Page /Parent 2 0 R /Contents 4 0 R /Resources << /Font << {names} >> >> >>"
+        )
+        .into_bytes(),
+        stream("", format!("BT 72 700 Td {shows}ET").as_bytes()),
+        FONT.as_bytes().to_vec(),
+        format!("[{}]", "7 0 R ".repeat(widths)).into_bytes(),
+    ]);
+    // Objects 7 to 6 + chain: each names the next, the last the number.
+    for link in 0..chain {
+        let next = 8 + link;
+        objects.push(if link + 1 == chain {
+            b"500".to_vec()
+        } else {
+            format!("{next} 0 R").into_bytes()
+        });
+    }
+    for _ in 0..count {
+        objects.push(
+            b"<< /Type /Font /Subtype /TrueType /BaseFont /Arial /FirstChar 0 /LastChar 255 /Widths 6 0 R >>"
+                .to_vec(),
+        );
+    }
+    raw_pdf(&objects, "")
+}
+
 /// `count` pages of one word each, sharing one content stream.
 pub fn many_pages(count: usize) -> Vec<u8> {
     let kids: String = (0..count).map(|i| format!("{} 0 R ", 6 + i)).collect();

@@ -4,34 +4,64 @@ use std::time::{Duration, Instant};
 
 use super::*;
 
-/// Whether a process with this id still exists (a zombie counts).
-fn alive(pid: u32) -> bool {
-    std::path::Path::new(&format!("/proc/{pid}")).exists()
+/// The pid of this process's supervisor: `file_store_convert supervise <our pid>`.
+fn supervisor_pid() -> Option<u32> {
+    let wanted = format!("\0supervise\0{}\0", std::process::id());
+    pids().into_iter().find(|pid| {
+        std::fs::read(format!("/proc/{pid}/cmdline"))
+            .is_ok_and(|cmdline| String::from_utf8_lossy(&cmdline).ends_with(&wanted))
+    })
 }
 
-/// The pids of this process's convert workers.
-fn worker_pids() -> Vec<u32> {
-    let me = std::process::id();
+fn pids() -> Vec<u32> {
     std::fs::read_dir("/proc")
         .unwrap()
         .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            let after = stat.rsplit_once(") ").map_or("", |(_, rest)| rest);
-            stat.contains("(file_store_conv")
-                && after.split(' ').nth(1) == Some(me.to_string().as_str())
-        })
         .collect()
 }
 
+/// The parent of `pid` and its state letter.
+fn parent_and_state(pid: u32) -> Option<(u32, char)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let mut after = stat.rsplit_once(") ")?.1.split(' ');
+    let state = after.next()?.chars().next()?;
+    Some((after.next()?.parse().ok()?, state))
+}
+
+/// The pids of this process's convert workers: its supervisor's children.
+fn worker_pids() -> Vec<u32> {
+    let Some(supervisor) = supervisor_pid() else {
+        return Vec::new();
+    };
+    pids()
+        .into_iter()
+        .filter(|pid| parent_and_state(*pid).is_some_and(|(parent, _)| parent == supervisor))
+        .collect()
+}
+
+fn wait_for(what: impl Fn() -> bool) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !what() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    what()
+}
+
 #[test]
-fn converts_in_a_worker_and_keeps_it_for_the_next_document() {
+fn converts_in_a_worker_the_supervisor_owns_and_keeps_it_for_the_next_document() {
     let _pool = use_test_worker();
     let text = convert(&[Kind::Html], b"<p>Hello <b>there</b></p>").unwrap();
     assert_eq!(text.unwrap(), "Hello there\n");
     let refusal = convert(&[Kind::Pdf], b"not a pdf").unwrap();
     assert!(matches!(refusal, Err(Refusal::Unreadable("PDF", _))));
-    assert!(!worker_pids().is_empty());
+    let workers = worker_pids();
+    assert!(!workers.is_empty());
+    // Neither the supervisor nor a worker is a child of this process.
+    let me = std::process::id();
+    let supervisor = supervisor_pid().unwrap();
+    assert_ne!(parent_and_state(supervisor).unwrap().0, me);
+    let score = std::fs::read_to_string(format!("/proc/{}/oom_score_adj", workers[0])).unwrap();
+    assert_eq!(score.trim(), "1000");
 }
 
 #[test]
@@ -61,34 +91,132 @@ fn a_caller_that_gives_up_kills_its_worker_at_once() {
 }
 
 #[test]
-fn a_worker_killed_from_outside_is_a_refusal_and_is_replaced() {
+fn a_worker_killed_from_outside_is_no_refusal_of_the_document() {
     let _pool = use_test_worker();
-    // Hold every worker this test starts, so none is another test's.
-    let mut held: Vec<Worker> = Vec::new();
-    let mut worker = Worker::start().unwrap();
-    let pid = worker.pid as u32;
-    unsafe { libc::kill(worker.pid, libc::SIGABRT) };
-    while !std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .unwrap_or_default()
-        .contains(") Z ")
-    {
-        std::thread::sleep(Duration::from_millis(5));
+    end_idle();
+    assert!(convert(&[Kind::Html], b"<p>warm</p>").unwrap().is_ok());
+    // An idle worker killed, as the OOM killer would: the next document reads.
+    for pid in worker_pids() {
+        // SAFETY: kill reads no memory; `pid` is a child of this test's supervisor, read
+        // from /proc just before, and a number reused since would at worst be a wrong
+        // process signalled in a test, never memory touched.
+        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
     }
-    let asked = worker.ask(&[Kind::Html], b"<p>x</p>");
-    assert!(asked.is_err());
-    pool().live += 1; // end() gives back the place start() did not take from the pool
-    let why = why_stopped(worker.end());
-    assert_eq!(
-        why,
-        "the document needs more than 1 GB of memory to convert"
-    );
-    assert!(!alive(pid), "the dead worker was reaped");
-    held.push(Worker::start().unwrap());
-    assert!(held[0].ask(&[Kind::Html], b"<p>y</p>").unwrap().is_ok());
+    let text = convert(&[Kind::Html], b"<p>next</p>").unwrap();
+    assert_eq!(text.unwrap(), "next\n");
+    // A busy one killed: its document is tried again in a new worker.
+    let page = "<p>a few words in a paragraph</p>".repeat(400_000);
+    let killer = std::thread::spawn(|| {
+        assert!(wait_for(|| worker_pids().iter().any(|pid| {
+            parent_and_state(*pid).is_some_and(|(_, state)| state == 'R')
+        })));
+        for pid in worker_pids() {
+            // SAFETY: kill reads no memory; `pid` is a worker of this test's supervisor,
+            // read from /proc just before.
+            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+        }
+    });
+    let text = convert(&[Kind::Html], page.as_bytes()).unwrap();
+    killer.join().unwrap();
+    assert!(text.unwrap().starts_with("a few words"));
 }
 
 #[test]
-fn no_worker_named_is_an_error_naming_the_worker() {
-    let error = Worker::start_program(None).err().unwrap();
-    assert!(error.to_string().contains("file_store_convert"), "{error}");
+fn a_stopped_worker_ends_at_the_wall_clock_bound_and_gives_its_place_back() {
+    let _pool = use_test_worker();
+    end_idle();
+    set_wall_limit(Duration::from_secs(2));
+    let page = "<p>a few words in a paragraph</p>".repeat(2_000_000);
+    let stopper = std::thread::spawn(|| {
+        assert!(wait_for(|| !worker_pids().is_empty()));
+        for pid in worker_pids() {
+            // SAFETY: kill reads no memory; `pid` is a worker of this test's supervisor,
+            // read from /proc just before.
+            unsafe { libc::kill(pid as i32, libc::SIGSTOP) };
+        }
+    });
+    let started = Instant::now();
+    let outcome = convert(&[Kind::Html], page.as_bytes());
+    stopper.join().unwrap();
+    set_wall_limit(WALL_LIMIT);
+    let error = outcome.unwrap_err().to_string();
+    assert!(error.contains("did not answer within 2 seconds"), "{error}");
+    assert!(started.elapsed() < Duration::from_secs(30));
+    assert_eq!(running(), 0, "the stopped worker's place is free");
+    assert!(
+        wait_for(|| worker_pids().is_empty()),
+        "the stopped worker was killed"
+    );
+    assert_eq!(convert(&[Kind::Html], b"<p>x</p>").unwrap().unwrap(), "x\n");
+}
+
+#[test]
+fn a_missing_worker_is_an_error_naming_its_path_and_why() {
+    let _pool = use_test_worker();
+    let real = program().unwrap();
+    end_idle();
+    set_program("/nonexistent/lib/file_store_convert".into());
+    let error = convert(&[Kind::Html], b"<p>x</p>").unwrap_err();
+    set_program(real);
+    assert!(matches!(error, Error::Converter(_)), "{error:?}");
+    assert_eq!(
+        error.to_string(),
+        "the convert worker /nonexistent/lib/file_store_convert cannot run: there is no file there"
+    );
+    assert_eq!(convert(&[Kind::Html], b"<p>x</p>").unwrap().unwrap(), "x\n");
+}
+
+#[test]
+fn the_turn_goes_to_the_queue_with_the_fewest_conversions_under_way() {
+    let mut pool = Pool::default();
+    pool.busy.insert(1, MAX_WORKERS);
+    pool.waiting = vec![(1, 1), (2, 1), (3, 2), (4, 1)];
+    assert!(pool.in_turn(3, 1));
+    assert!(!pool.in_turn(1, 1));
+    assert!(pool.in_turn(1, 2) && !pool.in_turn(2, 2));
+    pool.leave(3);
+    assert!(pool.in_turn(1, 1));
+}
+
+/// The children of `parent` that have not ended.
+fn children_of(parent: u32) -> Vec<u32> {
+    pids()
+        .into_iter()
+        .filter(|pid| parent_and_state(*pid).is_some_and(|(p, state)| p == parent && state != 'Z'))
+        .collect()
+}
+
+fn running_process(pid: u32) -> bool {
+    parent_and_state(pid).is_some_and(|(_, state)| state != 'Z')
+}
+
+#[test]
+fn a_supervisor_ends_with_its_workers_when_the_app_closes_its_socket() {
+    let _pool = use_test_worker();
+    let wanted = format!("\0supervise\0{}\0", std::process::id());
+    let supervisors = || -> Vec<u32> {
+        pids()
+            .into_iter()
+            .filter(|pid| {
+                std::fs::read(format!("/proc/{pid}/cmdline"))
+                    .is_ok_and(|c| String::from_utf8_lossy(&c).ends_with(&wanted))
+            })
+            .filter(|pid| running_process(*pid))
+            .collect()
+    };
+    let before = supervisors();
+    let mut link = link::Link::default();
+    let started = link.start_worker(&program().unwrap()).unwrap();
+    let new: Vec<u32> = supervisors()
+        .into_iter()
+        .filter(|pid| !before.contains(pid))
+        .collect();
+    assert_eq!(new.len(), 1, "{new:?}");
+    let workers = children_of(new[0]);
+    assert_eq!(workers.len(), 1);
+    drop(started);
+    drop(link);
+    assert!(wait_for(
+        || !running_process(new[0]) && !running_process(workers[0])
+    ));
 }

@@ -13,13 +13,13 @@ module RubyLLM
         @chat = chat
         @config = config
         @kept = {}.compare_by_identity
-        @mutex = Mutex.new
+        @lock = StoreLock.new # held while the attachment uploads, so a wait can be stopped
       end
 
       # The StoredFile for +attachment+, kept now if it was not; nil for an attachment
       # the store cannot hold (a URL, or a file already uploaded to the provider).
       def keep(attachment)
-        @mutex.synchronize do
+        @lock.synchronize do
           return @kept[attachment] if @kept.key?(attachment)
 
           @kept[attachment] = store_attachment(attachment)
@@ -56,7 +56,7 @@ module RubyLLM
         return already_kept(event, kept) if kept
         return too_large(event, blob_of(attachment).byte_size) if over_limit?(blob_of(attachment)&.byte_size)
 
-        content = attachment.content.to_s.b
+        content = Seams.bytes(attachment).b
         return too_large(event, content.bytesize) if over_limit?(content.bytesize)
 
         keep_content(attachment, content, event)
@@ -70,7 +70,14 @@ module RubyLLM
 
         source = source_of(content, digest)
         event.merge!(outcome: source ? :kept : :other_owners, shared_blob: !(source.nil? || source.is_a?(String)))
-        source && @store.write(path, source).tap { |file| @on_write&.call(file) }
+        source && @store.write(path, source).tap { |file| kept(file, attachment) }
+      end
+
+      # A file just kept from +attachment+: the store may read its first conversion from
+      # the bytes ruby_llm read (the Active Storage store's KeptBlobs#kept_from).
+      def kept(file, attachment)
+        @store.kept_from(file, attachment) if @store.respond_to?(:kept_from)
+        @on_write&.call(file)
       end
 
       def already_kept(event, file)

@@ -10,7 +10,10 @@ module RubyLLM
       # the file is not one the converter reads (so the next registered converter
       # runs). A document that stopped its worker (more memory or CPU time than a
       # conversion may have) raises UnreadableDocumentError, which the model reads as
-      # "report.pdf could not be read: ..." rather than a file it may send on.
+      # "report.pdf could not be read: ..." rather than a file it may send on, and
+      # which is kept. No worker to convert it (the worker cannot run, one was
+      # killed from outside) raises WorkerError, naming the file: kept by no one,
+      # and never read as the file itself instead.
       module Builtin
         module_function
 
@@ -24,23 +27,25 @@ module RubyLLM
         def convert(function, attachment)
           bytes = attachment.content.to_s.b
           key = [function, Digest::SHA256.digest(bytes)]
-          why = STOPPED_LOCK.synchronize { STOPPED[key] }
+          why = Interrupts.guarded(STOPPED_LOCK) { STOPPED[key] }
           raise Builtin.unreadable(attachment.filename, why) if why
 
-          converted = FileStore::Native.public_send(function, bytes)
+          converted = FileStore::Native.public_send(function, bytes, Converters.queue)
           stopped(key, converted[:refusal]) if converted[:stopped]
           raise Builtin.unreadable(attachment.filename, converted[:refusal]) if converted[:stopped]
 
           converted[:text]
         rescue UnreadableDocumentError
           raise
+        rescue WorkerError => e
+          raise WorkerError, "#{attachment.filename} could not be read now: #{e.message}"
         rescue FileStore::Error
           # The core failed on this file: it stays unread, like one it refused.
           nil
         end
 
         def stopped(key, why)
-          STOPPED_LOCK.synchronize do
+          Interrupts.guarded(STOPPED_LOCK) do
             STOPPED[key] = why
             STOPPED.shift while STOPPED.size > STOPPED_KEPT
           end

@@ -50,7 +50,7 @@ module RubyLLM
           else
             # Stopped while beginning: the database may hold a transaction Rails has
             # no note of.
-            connection.throw_away!
+            Interrupts.throw_away(connection)
           end
         end
 
@@ -68,7 +68,7 @@ module RubyLLM
           unless committed || transaction.state.completed?
             case open_in_database?(connection)
             when true then dropping(connection) { connection.rollback_transaction(transaction) }
-            when nil then connection.throw_away!
+            when nil then Interrupts.throw_away(connection)
             end
           end
         end
@@ -103,7 +103,7 @@ module RubyLLM
         def dropping(connection)
           yield
         rescue Exception # rubocop:disable Lint/RescueException
-          connection.throw_away!
+          Interrupts.throw_away(connection)
         end
       end
     end

@@ -1,6 +1,11 @@
 # frozen_string_literal: true
 
+require 'digest/sha2'
+
 RubyLLM::FileStore.require_active_storage!('RubyLLM::ActiveRecord::ChatFile')
+
+require_relative 'path_column'
+require_relative 'unused_blobs'
 
 module RubyLLM
   module ActiveRecord
@@ -30,6 +35,9 @@ module RubyLLM
       has_one_attached :file, dependent: false
 
       before_save { self.owner_key = ChatFile.key_of(owner_type, owner_id) }
+      # MariaDB and MySQL: what makes a path unique, the column's index holding at
+      # most 3,072 bytes (see the ruby_llm_file_store generators).
+      before_save { self.path_digest = Digest::SHA256.hexdigest(path) if has_attribute?(:path_digest) }
       # Before has_one_attached's own callback destroys the attachment, and the link with it.
       before_destroy(prepend: true) { @blob_to_purge = file_blob }
       after_commit :purge_unused_blob
@@ -62,8 +70,11 @@ module RubyLLM
       # does: "a.txt " is "a.txt"): an error naming the path, not the database's words.
       # (No savepoint: its ROLLBACK TO, which Rails sends as a killed thread unwinds, met
       # a MySQL connection still waiting for the query the kill cut off.)
+      #
+      # A path longer than the column holds is refused, not cut (MySQL cuts it with
+      # strict mode off), as is one longer than PostgreSQL's index holds.
       def save_unique! # :nodoc:
-        save!
+        RubyLLM::FileStore::RailsStore::PathColumn.saving(self) { save! }
         self
       rescue ::ActiveRecord::RecordNotUnique
         raise RubyLLM::FileStore::Error, "#{path.inspect} was not written: the database takes it for the path of " \
@@ -109,36 +120,18 @@ module RubyLLM
         has_attribute?(:blob_checksum) ? self[:blob_checksum] : file.attachment&.blob&.checksum
       end
 
-      # Purges +blob+ unless an attachment still uses it: one statement deletes the
-      # row only where no attachment points at it, so the check and the delete are one
-      # step on every database without a transaction held around them (on SQLite, a
-      # transaction open here made Active Storage's own purge jobs, whose deferred
-      # transactions read before they write, fail with SQLite3::BusyException), then
-      # the file goes from the service. Timeout and Thread#kill wait for both, so the
-      # row never goes without its file, nor the file without its row.
+      # Purges +blob+ unless an attachment still uses it (RailsStore::UnusedBlobs).
       def self.purge_if_unused(blob)
-        return unless blob
-
-        in_use = ::ActiveStorage::Attachment.where(blob_id: blob.id).select(:blob_id)
-        machinery = RubyLLM::FileStore::RailsStore
-        machinery::Interrupts.deferred do
-          deleted = machinery::ChatLock.writing(self) do
-            ::ActiveStorage::Blob.where(id: blob.id).where.not(id: in_use).delete_all
-          end
-          # A blob whose row is gone already (rolled back with the write that made it)
-          # still has its file on the service.
-          blob.delete if deleted.positive? || !::ActiveStorage::Blob.exists?(blob.id)
-        end
-      rescue ::ActiveRecord::InvalidForeignKey
-        # A row of Active Storage's points at it (a variant's): its own purge removes
-        # those, and does nothing if the blob was attached meanwhile.
-        blob.purge
+        RubyLLM::FileStore::RailsStore::UnusedBlobs.purge(blob)
       end
 
       # Raises RubyLLM::ConfigurationError, naming the commands to run, unless the
-      # table and Active Storage's exist. Once they do, they are not asked again.
+      # table and Active Storage's exist, or naming the setting, unless a MariaDB or
+      # MySQL connection speaks utf8mb4 (see PathColumn.require_utf8mb4!). Once they
+      # do, they are not asked again.
       def self.require_table!
-        return if table_ready?
+        return @require_table ||= RubyLLM::FileStore::RailsStore::PathColumn.require_utf8mb4!(self) || true if
+          table_ready?
 
         storage = missing_storage_tables
         unless storage.empty?

@@ -20,8 +20,10 @@ module RubyLLM
         # Runs the block in a transaction that holds a lock on +chat+'s row. Reentrant:
         # a nested call joins the transaction. Raises RubyLLM::FileStore::Error when the
         # chat's row is gone.
-        def hold(chat)
+        def hold(chat, &block)
           klass = chat.class
+          return sharing_connection(klass) { hold(chat, &block) } if shares_connection?(klass)
+
           synchronize(*gate_for(klass, chat.id)) do
             Interrupts.with_connection(klass.connection_pool) do |connection|
               SQLiteWait.adopt(connection, klass)
@@ -34,6 +36,25 @@ module RubyLLM
               end
             end
           end
+        end
+
+        # Whether this fiber shares its database connection with the other fibers of
+        # its thread while a Fiber scheduler switches between them: Active Record
+        # hands out connections by thread unless the app sets
+        # ActiveSupport::IsolatedExecutionState.isolation_level = :fiber (Rails 7.0 on;
+        # before, always by thread). The fibers would then run in one transaction.
+        def shares_connection?(klass)
+          return false unless Fiber.scheduler && !Fiber.current.blocking?
+          return false if Gates.held.any? { |key| key.is_a?(Array) && key[0].equal?(klass.connection_pool) }
+
+          !defined?(::ActiveSupport::IsolatedExecutionState) ||
+            ::ActiveSupport::IsolatedExecutionState.isolation_level != :fiber
+        end
+
+        # Runs the block holding this thread's connection of +klass+'s pool, so the
+        # thread's fibers take their chats one at a time, as their one connection can.
+        def sharing_connection(klass, &)
+          synchronize([klass.connection_pool, Thread.current], "this thread's database connection", &)
         end
 
         # Runs the block, which writes with +klass+'s connection, holding this process's
@@ -85,13 +106,14 @@ module RubyLLM
 
         # PostgreSQL and MySQL lock the row (SELECT ... FOR UPDATE), so writers of one
         # chat queue and writers of others do not. SQLite has no row locks: there a no-op
-        # UPDATE of the row takes the database's write lock (see write_lock). Inside a
+        # UPDATE of the row takes the database's write lock (see write_lock), and a
+        # refusal is a LockError (SQLiteWait.refusing_locked). Inside a
         # transaction already open (+joined+: another chat's lock, or the application's)
         # the row is asked for without waiting in the database (see lock_without_waiting).
         def lock_row(klass, id, joined: false)
           rows = klass.unscoped.where(klass.primary_key => id)
           found = if SQLiteWait.sqlite?(klass)
-                    rows.update_all(klass.primary_key => id).positive?
+                    SQLiteWait.refusing_locked("#{klass.name} #{id}") { write_row(klass, rows, id) }
                   elsif joined
                     lock_without_waiting(klass, rows, id)
                   else
@@ -101,6 +123,11 @@ module RubyLLM
         rescue ::ActiveRecord::Deadlocked
           raise LockError, "#{klass.name} #{id}'s files are being changed by another task that is waiting for " \
                            'files this task is changing; this change was not made. Try it again.'
+        end
+
+        # The no-op UPDATE that takes SQLite's write lock; whether the row is there.
+        def write_row(klass, rows, id)
+          rows.update_all(klass.primary_key => id).positive?
         end
 
         # A transaction that holds rows and waits in the database for another can close
@@ -121,8 +148,11 @@ module RubyLLM
             # ROLLBACK TO, sent as a kill unwinds, meets a connection still waiting for the
             # query the kill cut off, whose error would replace the kill.
             nowait = -> { rows.lock('FOR UPDATE NOWAIT').pluck(klass.primary_key).any? }
-            mysql = klass.connection.adapter_name.match?(/mysql|trilogy/i)
-            mysql ? nowait.call : klass.transaction(requires_new: true, &nowait)
+            # (Not klass.connection: on Rails 7.2 and later it keeps the connection lent to
+            # this fiber or thread after the block that took it.)
+            mysql = klass.connection_db_config.adapter.to_s.match?(/mysql|trilogy/i)
+            # (Rails 7.1 and later hand the transaction to the block: not to the lambda.)
+            mysql ? nowait.call : klass.transaction(requires_new: true) { nowait.call }
           rescue ::ActiveRecord::LockWaitTimeout
             raise LockError, busy_too_long(klass, id) if Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
 

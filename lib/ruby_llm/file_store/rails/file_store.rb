@@ -66,7 +66,7 @@ module RubyLLM
         path = FileStore.path(path)
         db do
           row = @view.row_at(path) || raise(FileNotFoundError, "No file at #{path}")
-          row.file.download.force_encoding(Encoding::BINARY)
+          kept_bytes(row) || row.file.download.force_encoding(Encoding::BINARY)
         end
       end
 

@@ -1,14 +1,17 @@
 # frozen_string_literal: true
 
 require 'English'
+require_relative 'adapter_lock'
+require_relative 'sqlite_wait'
 
 module RubyLLM
   class FileStore # :nodoc:
     module RailsStore
       # Sections that Timeout.timeout, Thread#raise and Thread#kill wait for (taking
-      # and giving back a lock, beginning and ending a transaction, cleaning up after a
-      # write), as FileStore::Interrupts runs them, and what an interrupt leaves of a
-      # database connection.
+      # and giving back a lock, checking a connection out and in, opening one, beginning
+      # and ending a transaction, dropping a connection, cleaning up after a write), as
+      # FileStore::Interrupts runs them, and what an interrupt leaves of a database
+      # connection. Rails' own lock keeps them deferred there too (AdapterLock).
       module Interrupts # :nodoc:
         module_function
 
@@ -57,7 +60,7 @@ module RubyLLM
           pool.synchronize do
             owner = used.owner
             mine = owner.nil? || owner.equal?(Thread.current) || owner.equal?(Fiber.current)
-            used.throw_away! if mine && pool.connections.include?(used)
+            throw_away(used) if mine && pool.connections.include?(used)
           end
         rescue StandardError
           nil # the pool takes back a dead thread's connections itself; this is only sooner
@@ -71,7 +74,23 @@ module RubyLLM
             next unless owner.equal?(Thread.current) || owner.equal?(Fiber.current)
             next if connection.equal?(held)
 
-            connection.throw_away!
+            throw_away(connection)
+          end
+        end
+
+        # Drops +connection+ from its pool and closes it, with interrupts deferred: one
+        # stopped between the two would be neither lent nor closed, open until the
+        # process exits (on SQLite, inside the write transaction it held, which fails
+        # every other writer of the database). A SQLite connection is closed even when a
+        # statement an interrupt left unfinished holds it (SQLiteWait.close).
+        def throw_away(connection)
+          deferred do
+            raw = SQLiteWait.raw(connection)
+            begin
+              connection.throw_away!
+            ensure
+              SQLiteWait.close(raw) if raw
+            end
           end
         end
 
@@ -91,7 +110,7 @@ module RubyLLM
           ensure
             # A thread being killed may have an error of the cleanup it runs replace
             # the kill (a query on a connection the kill cut off): still not clean.
-            connection.throw_away! unless clean && Thread.current.status != 'aborting'
+            throw_away(connection) unless clean && Thread.current.status != 'aborting'
           end
         end
       end

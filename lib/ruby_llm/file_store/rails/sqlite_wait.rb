@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative 'sqlite_statements'
+
 module RubyLLM
   class FileStore # :nodoc:
     module RailsStore
@@ -80,6 +82,7 @@ module RubyLLM
         def defer_waits!
           return if ::SQLite3::Statement <= Deferred::Statement
 
+          SQLiteStatements.install!
           ::SQLite3::Statement.prepend(Deferred::Statement)
           ::SQLite3::Database.prepend(Deferred::Database) if ::SQLite3::Database.private_method_defined?(:exec_batch)
         end
@@ -93,6 +96,45 @@ module RubyLLM
           raw = connection.raw_connection
           install(raw, klass.connection_pool.db_config.configuration_hash[:timeout]) unless
             raw.instance_variable_get(:@ruby_llm_file_store_wait)
+        end
+
+        # Runs the block, the write that takes the database for +name+'s files (the
+        # first of its transaction); SQLite refusing it ("database is locked") raises
+        # LockError, which the model reads as an Error:, in place of the driver's error.
+        # Inside a transaction the application began and read in first, SQLite refuses
+        # at once once another connection has written since that read, for no wait
+        # would help (Rails before 8.0 begins deferred transactions); otherwise only
+        # after the connection's timeout.
+        def refusing_locked(name)
+          yield
+        rescue ::ActiveRecord::StatementInvalid => e
+          raise unless locked?(e)
+
+          raise LockError, "another task is changing #{name}'s files, so the SQLite database was locked; " \
+                           'this change was not made. Try it again.'
+        end
+
+        # Whether +error+ is, or was caused by, SQLite's "database is locked".
+        def locked?(error)
+          return false unless defined?(::SQLite3::BusyException)
+
+          error = error.cause until error.nil? || error.is_a?(::SQLite3::BusyException)
+          !error.nil?
+        end
+
+        # The SQLite3::Database of +connection+, an Active Record connection, if it is
+        # SQLite and opened; nil otherwise (never opening one).
+        def raw(connection)
+          raw = connection.instance_variable_get(:@raw_connection) || connection.instance_variable_get(:@connection)
+          raw if defined?(::SQLite3::Database) && raw.is_a?(::SQLite3::Database)
+        end
+
+        # Closes +raw+ (a SQLite3::Database) if Rails' disconnect! left it open: it
+        # ignores a close that fails, and may have been stopped before it.
+        def close(raw)
+          raw.close unless raw.closed?
+        rescue StandardError
+          nil
         end
 
         def sqlite?(klass)

@@ -52,20 +52,50 @@ module RubyLLM
           blob
         end
 
-        # Removes +blob+ if nothing uses it (see Upload.tidy).
+        # Removes +blob+ if nothing uses it (see Upload.tidy). Rails lets an interrupt
+        # into a query even here, inside a deferred section (its connection's lock
+        # takes them at once), so one may cut the first try between deleting the row
+        # and deleting the bytes; a second try, on another connection (the cut one is
+        # dropped), finishes it, and the interrupt goes on as it came.
         def tidy(blob)
-          db { Upload.tidy(blob) } if blob
+          return unless blob
+
+          done = false
+          begin
+            db { Upload.tidy(blob) }
+            done = true
+          ensure
+            retidy(blob) unless done
+          end
+        end
+
+        def retidy(blob)
+          db { Upload.tidy(blob) }
+        rescue StandardError
+          nil # left a row of the store's that no attachment uses, which Tidy removes
         end
 
         # After a write: unless its row was saved, what it uploaded goes, and the blob
         # it replaced if its commit was stopped halfway, before the callbacks that
-        # purge it.
+        # purge it. An upload stopped in flight keeps its row (see Upload#in_flight?).
         def finish(upload, saved:)
           Interrupts.deferred do
-            tidy_after(upload.uploaded_blob, upload.replaced) unless saved
+            unless saved
+              upload.in_flight? ? abandon(upload) : tidy_after(upload.uploaded_blob, upload.replaced)
+            end
           ensure
             upload.close
           end
+        end
+
+        def abandon(upload)
+          upload.abandon
+        rescue StandardError
+          nil # its row names it still
+        ensure
+          # Inside a lock the row goes with the lock's transaction: the key is deleted
+          # once more when the lock ends, after the service is done with it.
+          tidy_after(upload.uploaded_blob) if Thread.current[LATER]
         end
       end
     end

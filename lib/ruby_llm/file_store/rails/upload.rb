@@ -48,6 +48,11 @@ module RubyLLM
 
         CHUNK = 1024 * 1024
         HEAD = 512
+        # The key in the metadata of the blobs this store uploads: the only blobs
+        # RubyLLM::ActiveRecord::Tidy removes.
+        OWN = 'ruby_llm_file_store'
+        # The prefix of the temporary files uploads are spooled to (see #tempfile).
+        SPOOL = 'ruby_llm_chat_file'
 
         attr_reader :byte_size, :digest, :content_type
         # The blob of the version this write replaces, once known.
@@ -65,26 +70,50 @@ module RubyLLM
           @shared.nil?
         end
 
-        # Sends the bytes of a new blob to the service, holding no lock and making no
-        # row: a blob's row is made only once its bytes are all there (see #blob), so an
-        # upload interrupted or failed leaves no row, and the store tidies what it sent.
+        # Makes the blob's row, then sends its bytes to the service, holding no lock.
+        # The row comes first, marked as this store's (OWN in its metadata), so no byte
+        # reaches the service before a row that names it: outside a transaction it is
+        # committed at once, and a write stopped at any line (or a process killed
+        # outright) leaves at most an unattached row of the store's, which the write's
+        # own cleanup or RubyLLM::ActiveRecord::Tidy removes, its object with it. Inside
+        # a transaction already open (with_lock, or the application's) the row commits
+        # with that transaction.
         def upload!
           return if @shared || @blob
 
-          @blob = ::ActiveStorage::Blob.build_after_unfurling(
-            io: @io, filename: File.basename(@path), content_type: @content_type, identify: false
+          blob = ::ActiveStorage::Blob.build_after_unfurling(
+            io: @io, filename: File.basename(@path), content_type: @content_type, identify: false,
+            metadata: { OWN => true }
           )
-          @blob.upload_without_unfurling(@io)
+          # Known before the row is saved, so a save stopped halfway is tidied by its key.
+          @blob = blob
+          ChatLock.writing(::ActiveStorage::Blob) { blob.save! }
+          @sending = true
+          blob.upload_without_unfurling(@io)
+          @sending = false
           close
         end
 
-        # The blob, saved: the shared one, or the one #upload! sent, whose row is made
-        # now, in the transaction of the write that uses it, so a rollback takes it too.
+        # Whether the upload was stopped while its bytes were on their way to a
+        # service over the network, which may still store them once the store has
+        # deleted its key (an S3 server finishes a request it was sent whole). The Disk
+        # service writes in this process: stopped, it writes no more.
+        def in_flight?
+          @sending == true && @blob.service.class.name != 'ActiveStorage::Service::DiskService'
+        end
+
+        # For an upload stopped in flight: deletes what the service has of it now, and
+        # leaves its row, which names whatever the service stores later, for
+        # RubyLLM::ActiveRecord::Tidy.
+        def abandon
+          @blob.service.delete(@blob.key)
+        end
+
+        # The blob: the shared one, or the one #upload! made and sent.
         def blob
           return @shared if @shared
           raise ArgumentError, "the content of #{@path} was not uploaded" unless @blob
 
-          ChatLock.writing(::ActiveStorage::Blob) { @blob.save! } if @blob.new_record?
           @blob
         end
 
@@ -99,13 +128,11 @@ module RubyLLM
 
         # Removes +blob+ if nothing uses it: its row (and bytes) when no attachment
         # does, its bytes alone when it has no row. For what a write or a with_lock
-        # stopped halfway leaves; a blob in use stays.
+        # stopped halfway leaves; a blob in use stays. The row is found by its key: a
+        # save stopped halfway may have committed a row the blob object has no id of.
         def self.tidy(blob)
-          if blob.id && ::ActiveStorage::Blob.exists?(blob.id)
-            RubyLLM::ActiveRecord::ChatFile.purge_if_unused(blob)
-          else
-            blob.service.delete(blob.key)
-          end
+          row = ::ActiveStorage::Blob.find_by(key: blob.key)
+          row ? RubyLLM::ActiveRecord::ChatFile.purge_if_unused(row) : blob.service.delete(blob.key)
         end
 
         private
@@ -143,7 +170,7 @@ module RubyLLM
         # is never held in memory and the service gets a file it can rewind.
         def tempfile(io)
           sha = Digest::SHA256.new
-          file = Tempfile.new('ruby_llm_chat_file', binmode: true)
+          file = Tempfile.new(SPOOL, binmode: true)
           @head = String.new(encoding: Encoding::BINARY)
           buffer = String.new(capacity: CHUNK, encoding: Encoding::BINARY)
           while io.read(CHUNK, buffer)

@@ -5,7 +5,7 @@ namespace :ruby_llm_file_store do
   task tidy: :environment do
     older_than = Integer(ENV.fetch('OLDER_THAN', RubyLLM::ActiveRecord::Tidy::DEFAULT_AGE))
     removed = RubyLLM::ActiveRecord::Tidy.run(older_than:)
-    puts "ruby_llm_file_store:tidy removed #{removed[:blobs]} unused blob rows, #{removed[:objects]} objects " \
-         "without a row and #{removed[:temporary_files]} temporary files"
+    puts "ruby_llm_file_store:tidy removed #{removed[:blobs]} unused blobs of the store's and " \
+         "#{removed[:temporary_files]} temporary files"
   end
 end

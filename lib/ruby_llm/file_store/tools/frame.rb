@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require 'timeout'
+
 module RubyLLM
   class FileStore
     module Tools
@@ -27,10 +29,16 @@ module RubyLLM
         def attempt
           result = capped(yield)
           [result, result.is_a?(Hash) ? result[:error] : nil]
-        rescue ConverterError => e
+        rescue ConverterError, WorkerError => e
           failed(e.loud!.message)
         rescue ArgumentError, FileNotFoundError, FileStore::Error => e
           failed(e.message)
+        rescue Timeout::Error => e
+          # The caller's own Timeout.timeout: under a Fiber scheduler it is raised into
+          # the fiber as itself, and must end the caller's block, not the tool's call.
+          raise if e.instance_of?(Timeout::Error)
+
+          failed("#{e.class.name}: #{e.message.lines.first.to_s.chomp}")
         rescue StandardError => e
           # Its first line: Ruby's error_highlight adds lines of source to some.
           failed("#{e.class.name}: #{e.message.lines.first.to_s.chomp}")

@@ -17,14 +17,13 @@ module RubyLLM
         # Lists the files in +path+, or every file.
         def execute(path: nil)
           folder = scope(path)
-          files = folder ? store.list(folder) : store.list
-          files = [store[folder]].compact if files.empty? && folder
+          files, total = store.list_first(MAX_LINES, folder)
+          files = [store[folder]].compact if total.zero? && folder
           return empty(folder) if files.empty?
 
           readable = Hash.new { |known, type| known[type] = Converters.registered?(type, config:) }
-          lines = files.first(MAX_LINES).map { |file| line(file, readable) }
-          lines << "[#{files.size - MAX_LINES} more files not shown. Narrow the list with path.]" if
-            files.size > MAX_LINES
+          lines = files.map { |file| line(file, readable) }
+          lines << "[#{total - MAX_LINES} more files not shown. Narrow the list with path.]" if total > MAX_LINES
           lines.join("\n")
         end
 

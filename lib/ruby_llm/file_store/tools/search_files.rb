@@ -4,27 +4,38 @@ module RubyLLM
   class FileStore
     module Tools
       # search_files: grep over the text of every file that reads as text, in path
-      # order, with linear-time regexes.
+      # order, with linear-time regexes; or, given a question, the passages that
+      # answer it best, ranked (FileStore#rank_passages).
       class SearchFiles < Base
         MAX_MATCHES = 200
         MAX_CONTEXT = 20
+        # Passages a question shows.
+        MAX_PASSAGES = 10
 
         tool 'search_files', offered: :by_default, order: 3
-        description "Searches the text of this chat's files, like grep: lines as path:line: text. pattern is a " \
-                    'regular expression unless literal is true. PDFs and other formats are searched through ' \
+        description "Searches the text of this chat's files. With pattern, like grep: lines as path:line: text, " \
+                    'for exact names, identifiers and regular expressions. With question, in your own words: ' \
+                    'the passages that answer it best, ranked, as path:first-last: excerpt, for documents whose ' \
+                    'wording you do not know. Give one of the two. PDFs and other formats are searched through ' \
                     'converters.'
-        argument :pattern, type: 'string',
+        argument :pattern, type: 'string', required: false,
                            description: 'A regular expression (Rust syntax), or text with literal: true.'
+        argument :question, type: 'string', required: false,
+                            description: 'What you are looking for, in words, instead of a pattern.'
         argument :path, type: 'string', required: false, description: 'A folder or file to search. Leave out for all.'
         argument :literal, type: 'boolean', required: false, description: 'Match pattern as plain text.'
         argument :ignore_case, type: 'boolean', required: false, description: 'Ignore letter case.'
         argument :context, type: 'integer', required: false,
                            description: 'Lines to show before and after each match.'
 
-        # Searches the files in +path+, or every file, for +pattern+.
-        def execute(pattern:, path: nil, literal: nil, ignore_case: nil, context: nil)
+        # Searches the files in +path+, or every file, for +pattern+, or ranks their
+        # passages for +question+.
+        def execute(pattern: nil, question: nil, path: nil, literal: nil, ignore_case: nil, context: nil)
+          if RankedAnswer.question?(pattern, question)
+            return RankedAnswer.new(store, config).answer(question.to_s, scope(path))
+          end
+
           pattern = pattern.to_s
-          raise ArgumentError, 'pattern is empty: say what to search for' if pattern.empty?
           raise ArgumentError, 'pattern is not valid UTF-8: search for text' unless utf8?(pattern)
 
           options = { literal: flag(literal), ignore_case: flag(ignore_case), max_matches: MAX_MATCHES,
@@ -115,13 +126,17 @@ module RubyLLM
         end
 
         # A file whose converter fails is left out of the search rather than ending
-        # it, with why.
+        # it, with why; in development the converter's error ends it (ConverterError#loud?).
         def searchable(source, file)
           source.searchable(file)
         rescue UnreadableDocumentError => e
           TextSource::Unread.new(e.message.delete_prefix("#{file.path} ").delete_prefix("#{file.filename} "))
         rescue ConverterError => e
-          TextSource::Unread.new("could not be converted (#{e.loud!.reason})")
+          raise if e.loud?
+
+          TextSource::Unread.new("could not be converted (#{e.reason})")
+        rescue WorkerError => e
+          TextSource::Unread.new(e.loud!.message.delete_prefix("#{file.filename} "))
         rescue StandardError => e
           TextSource::Unread.new("could not be converted (#{e.class.name}: #{e.message[0, 200]})")
         end

@@ -97,6 +97,48 @@ RSpec.describe 'acts_as_chat with a declared store', :acts_as_chat, :rails, :rub
     expect(rows_of(chat).map { |row| [row.path, row.owner] }).to eq([['report.pdf', dana]])
   end
 
+  # Blob#download during each question, asked as a job asks it (Chat.find(id).ask in a thread).
+  def downloads_per_question(klass, chat, questions)
+    server.number_calls_from(SecureRandom.random_number(1 << 40))
+    questions.map do |question, options|
+      before = BlobDownloads.count
+      Thread.new { found(klass, chat).ask(question, **options) }.join
+      BlobDownloads.count - before
+    end
+  end
+
+  # ruby_llm 1.16 reads the message's blob to keep it; main reads the question's own upload.
+  def downloads_to_keep = RubyLLM::FileStore::SEAMS_FILE == 'seams/provider_completion' ? 1 : 0
+
+  it 'converts an attachment the model reads in its question from the bytes ruby_llm read, downloading nothing more' do
+    BlobDownloads.count!
+    klass = chat_class { file_store owner: -> { files_owner } }
+    server.script(ScriptedLLMServer.tool_call('read_file', { path: 'report.pdf' }), ScriptedLLMServer.text('Read.'),
+                  ScriptedLLMServer.text('Answer 2.'),
+                  ScriptedLLMServer.tool_call('read_file', { path: 'report.pdf' }), ScriptedLLMServer.text('Again.'))
+    chat = create_chat(klass)
+
+    downloads = downloads_per_question(klass, chat, [['What is this?', { with: pdf_path }], ['And now?', {}],
+                                                     ['Read it again?', {}]])
+
+    expect(downloads).to eq([downloads_to_keep, 0, 0])
+    expect(server.request_bodies.map(&:to_json).grep(/## Page 1/).size).to eq(2)
+  end
+
+  it 'downloads an attachment once for its conversion when the model first reads it in a later question' do
+    BlobDownloads.count!
+    klass = chat_class { file_store owner: -> { files_owner } }
+    server.script(ScriptedLLMServer.text('A report.'),
+                  ScriptedLLMServer.tool_call('read_file', { path: 'report.pdf' }), ScriptedLLMServer.text('Read.'),
+                  ScriptedLLMServer.tool_call('read_file', { path: 'report.pdf' }), ScriptedLLMServer.text('Again.'))
+    chat = create_chat(klass)
+
+    downloads = downloads_per_question(klass, chat, [['What is this?', { with: pdf_path }], ['Read it?', {}],
+                                                     ['Read it again?', {}]])
+
+    expect(downloads).to eq([downloads_to_keep, 1, 0])
+  end
+
   it "writes nothing for a chat whose declared owner is nil, saying so, rather than sharing an owner's file" do
     klass = chat_class { file_store owner: -> {} }
     server.script(ScriptedLLMServer.text('It is a report.'), ScriptedLLMServer.text('Still a report.'))

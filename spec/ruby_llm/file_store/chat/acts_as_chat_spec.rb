@@ -125,6 +125,6 @@ RSpec.describe 'acts_as_chat with files', :acts_as_chat, :rails, :ruby_llm do
     expect(record.file_store).to be_a(RubyLLM::FileStore::RailsStore::Ownerless)
     expect { record.file_store.write('notes.md', 'mine') }
       .to raise_error(RubyLLM::FileStore::OwnerMissingError, /\AConversation #{record.id} has no owner/)
-    expect(RubyLLM::ActiveRecord::ChatFile.where(chat_id: record.id)).to be_empty
+    expect(RubyLLM::ActiveRecord::ChatFile.where(chat: record)).to be_empty
   end
 end

@@ -18,7 +18,7 @@ RSpec.describe 'RubyLLM::FileStore::ChatTools', :ruby_llm do
   it 'declares the parameters of the model-facing contract' do
     properties = tools.transform_values { |tool| schema(tool)['properties'].keys }
     expect(properties).to eq('list_files' => %w[path], 'read_file' => %w[path offset limit unit],
-                             'search_files' => %w[pattern path literal ignore_case context],
+                             'search_files' => %w[pattern question path literal ignore_case context],
                              'write_file' => %w[path content], 'edit_file' => %w[path old_text new_text replace_all])
     expect(schema(tools['edit_file'])['required']).to eq(%w[path old_text new_text])
   end
@@ -27,6 +27,7 @@ RSpec.describe 'RubyLLM::FileStore::ChatTools', :ruby_llm do
     tools['write_file'].call({ 'path' => 'a.md', 'content' => "one\ntwo" })
     expect(tools['read_file'].call({ 'path' => 'a.md', 'offset' => '2' })).to eq("     2\ttwo\n[Showing line 2 of 2.]")
     expect(tools['search_files'].call({ 'pattern' => 'one' })).to eq('a.md:1: one')
+    expect(tools['search_files'].call({ 'question' => 'one?' })).to start_with('a.md:1-2: one two')
     expect(tools['edit_file'].call({ 'path' => 'a.md', 'old_text' => 'one', 'new_text' => '1' })).to start_with('Edited')
   end
 

@@ -15,12 +15,7 @@ RSpec.describe 'Document conversion in a worker process', :large do
   let(:refusal) { 'report.pdf could not be read: the document needs more than 1 GB of memory to convert' }
 
   def workers
-    Dir['/proc/[0-9]*/stat'].count do |stat|
-      fields = File.read(stat).split(') ').last.to_s.split
-      File.read(stat).include?('(file_store_conv') && fields[1].to_i == Process.pid
-    rescue SystemCallError
-      false
-    end
+    ConvertWorkers.pids.size
   end
 
   def threads
@@ -94,13 +89,7 @@ RSpec.describe 'Document conversion in a worker process', :large do
     end
     # What stays is at most the idle workers the pool keeps: none converting.
     sleep 1
-    busy = Dir['/proc/[0-9]*/stat'].count do |stat|
-      text = File.read(stat)
-      text.include?('(file_store_conv') && text.split(') ').last.split[1].to_i == Process.pid &&
-        text.split(') ').last.split[0] == 'R'
-    rescue SystemCallError
-      false
-    end
+    busy = ConvertWorkers.pids.count { |pid| ConvertWorkers.state(pid) == 'R' }
     expect(busy).to eq(0)
   end
 

@@ -4,6 +4,9 @@
 # chat. Runs on SQLite in the plain suite and on PostgreSQL, MariaDB and an S3 bucket
 # under bin/test-databases (ActiveStorageServers).
 RSpec.describe 'RubyLLM::ActiveRecord::FileStore on the application database and service', :rails do
+  # Each example counts what is left over in the whole database and bucket.
+  before { ActiveStorageServers.empty! }
+
   let!(:chat) { Chat.create!(model_id: 'gpt-4.1-mini') }
   let(:files) { RubyLLM::ActiveRecord::ChatFile }
 

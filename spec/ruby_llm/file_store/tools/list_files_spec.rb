@@ -51,4 +51,26 @@ RSpec.describe RubyLLM::FileStore::Tools::ListFiles do
       expect(tool.call(path: '../etc')).to eq(%(Error: "../etc" is not a path inside the chat's files))
     end
   end
+
+  context 'with a folder store of many files' do
+    let(:root) { Dir.mktmpdir }
+    let(:store) { RubyLLM::FileStore::Directory.new(root) }
+
+    after { FileUtils.rm_rf(root) }
+
+    # The walk keeps the first 1,000 paths and a count: the Ruby objects a listing
+    # makes do not grow with the files the store holds.
+    it 'makes objects for the lines it shows, not for every file' do
+      20.times { |folder| FileUtils.mkdir_p(File.join(root, "d#{folder}")) }
+      20_000.times { |i| File.write(File.join(root, "d#{i % 20}", "f#{i}.txt"), 'x') }
+      tool = described_class.new(store)
+      tool.call
+      before = GC.stat(:total_allocated_objects)
+      lines = tool.call.lines(chomp: true)
+      expect(GC.stat(:total_allocated_objects) - before).to be < 20_000
+      expect(lines.size).to eq(1001)
+      expect(lines.first).to eq('d0/f0.txt (text/plain, 1 byte)')
+      expect(lines.last).to eq('[19000 more files not shown. Narrow the list with path.]')
+    end
+  end
 end

@@ -17,6 +17,7 @@ module RubyLLM
     #                                       (+type+, +description+, +required+)
     # file_result(text, attachment, code:):: what a tool returns to show the model a file
     # keepable?(attachment)::                whether the store can keep it (not a URL, ...)
+    # bytes(attachment)::                    its bytes as its source holds them (not made UTF-8)
     # attachments(message)::                 a message's attachments, an Array
     # text_content?(message)::               whether its content is text the view may rebuild
     # rebuild(message, content, attachments):: a copy with String +content+ and +attachments+
@@ -33,7 +34,7 @@ module RubyLLM
     # is asked for. A new generation is a file here and its row in SEAMS.
     module Seams
       # What every seam file but none.rb defines; the loaded one is checked for them.
-      INTERFACE = %i[check! declare_parameter file_result keepable? attachments text_content? rebuild
+      INTERFACE = %i[check! declare_parameter file_result keepable? bytes attachments text_content? rebuild
                      cache_marked? mark_cache].freeze
       CHAT_INTERFACE = %i[file_store_cache_control file_store_renders?].freeze
     end

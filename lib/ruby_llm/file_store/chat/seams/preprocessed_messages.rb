@@ -24,6 +24,16 @@ module RubyLLM
         !attachment.url? && !attachment.provider_file?
       end
 
+      # The bytes of +attachment+ as its source holds them. Attachment#content makes a
+      # text type's bytes valid UTF-8, replacing what is not (a Latin-1 page): where
+      # it may have, they are read from the source again, as the attachment reads it.
+      def bytes(attachment)
+        content = attachment.content.to_s
+        return content unless attachment.text? && content.include?("\uFFFD")
+
+        attachment.send(:load_content).to_s
+      end
+
       def attachments(message)
         message.attachments
       end

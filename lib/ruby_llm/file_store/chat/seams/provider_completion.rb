@@ -24,6 +24,11 @@ module RubyLLM
           "and this chat cannot show files from tools#{code ? ': read it with run_code' : ''}."
       end
 
+      # The bytes of +attachment+ as its source holds them: its content.
+      def bytes(attachment)
+        attachment.content.to_s
+      end
+
       # Whether the store can keep +attachment+: not a URL.
       def keepable?(attachment)
         !attachment.url?

@@ -1,0 +1,236 @@
+//! The supervisor: `file_store_convert supervise`, one process for each app
+//! process that converts, started by the app on its first conversion and outside
+//! it (see [`process`]). It starts the convert workers, hands the app their pipes,
+//! kills them when asked, and reaps every one: the app never has a worker as its
+//! child, never knows a worker's pid, and never waits for a process.
+//!
+//! It speaks with the app on one socket ([`message`]), its standard input, and
+//! ends, killing its workers, when the app closes it or the app ends (a pidfd
+//! of the app, for a copy of the socket a process forked from the app keeps
+//! open); a worker it started dies with it (`PR_SET_PDEATHSIG`).
+
+pub mod message;
+pub mod process;
+
+use std::collections::HashMap;
+use std::ffi::OsStr;
+use std::io;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+
+use message::{END, FAILED, OK, START};
+use process::{Ended, Program, Start};
+
+/// The argument that makes `file_store_convert` the supervisor.
+pub const MODE: &str = "supervise";
+
+/// Serves the app on standard input until it closes it or ends.
+pub fn serve() -> io::Result<()> {
+    // SAFETY: close_range reads no memory. `serve` is the first thing the supervisor's
+    // `main` does, before anything in this process opens a descriptor, so no File or
+    // OwnedFd owns one of the numbers from 3 up that it closes: they are what the app's
+    // process left open.
+    if unsafe { libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: descriptor 0 is the socket the app started the supervisor with as its
+    // standard input (`Program::stdio`); nothing else in this process reads stdin or owns
+    // descriptor 0, so it becomes this OwnedFd alone.
+    let socket = unsafe { OwnedFd::from_raw_fd(0) };
+    let children = children_ended()?;
+    let app = app_ended(socket.as_fd())?;
+    let mut workers = Workers::default();
+    loop {
+        let watched = [
+            socket.as_raw_fd(),
+            children.as_raw_fd(),
+            app.as_ref().map_or(-1, |fd| fd.as_raw_fd()),
+        ];
+        let mut fds = watched.map(|fd| libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        });
+        // SAFETY: poll reads and writes the three pollfds of `fds`, a live local array (an
+        // fd of -1, no pidfd, is skipped by poll).
+        if unsafe { libc::poll(fds.as_mut_ptr(), 3, -1) } < 0 {
+            let error = io::Error::last_os_error();
+            if error.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(error);
+        }
+        if fds[1].revents != 0 {
+            drain(children.as_fd());
+            workers.reap_ended();
+        }
+        if fds[2].revents != 0 {
+            break;
+        }
+        if fds[0].revents != 0 {
+            let Ok((request, _)) = message::receive(socket.as_fd()) else {
+                break;
+            };
+            if request.is_empty() || workers.answer(socket.as_fd(), &request).is_err() {
+                break;
+            }
+        }
+    }
+    workers.end_all();
+    Ok(())
+}
+
+/// The workers started, by id, and how those reaped before the app asked ended.
+#[derive(Default)]
+struct Workers {
+    running: HashMap<u64, libc::pid_t>,
+    ended: HashMap<libc::pid_t, Ended>,
+    next: u64,
+}
+
+impl Workers {
+    fn answer(&mut self, socket: BorrowedFd, request: &[u8]) -> io::Result<()> {
+        match request[0] {
+            START => match self.start(OsStr::from_bytes(&request[1..])) {
+                Ok((id, [input, output])) => {
+                    let mut answer = vec![OK];
+                    answer.extend(id.to_le_bytes());
+                    message::send(socket, &answer, &[input.as_fd(), output.as_fd()])
+                }
+                Err(error) => {
+                    let mut answer = vec![FAILED];
+                    answer.extend(error.raw_os_error().unwrap_or(libc::EIO).to_le_bytes());
+                    message::send(socket, &answer, &[])
+                }
+            },
+            END => match message::u64_at(request, 1).and_then(|id| self.end(id)) {
+                Some(ended) => {
+                    let mut answer = vec![OK];
+                    answer.extend(ended.status.to_le_bytes());
+                    answer.extend((ended.cpu.as_micros() as u64).to_le_bytes());
+                    message::send(socket, &answer, &[])
+                }
+                None => message::send(socket, &[FAILED], &[]),
+            },
+            _ => Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "an unknown request",
+            )),
+        }
+    }
+
+    /// Starts a worker: its id and the app's ends of its pipes (its input's
+    /// write end, its output's read end).
+    fn start(&mut self, path: &OsStr) -> io::Result<(u64, [OwnedFd; 2])> {
+        let (child_input, input) = process::pipe()?;
+        let (output, child_output) = process::pipe()?;
+        let null = process::null()?;
+        let program = Program {
+            path,
+            args: &[],
+            stdio: [
+                child_input.as_raw_fd(),
+                child_output.as_raw_fd(),
+                null.as_raw_fd(),
+            ],
+            start: Start::Worker,
+        };
+        let pid = process::start(&program)?.expect("a worker's pid");
+        self.next += 1;
+        self.running.insert(self.next, pid);
+        Ok((self.next, [input, output]))
+    }
+
+    /// Kills the worker `id` if it runs and reaps it.
+    fn end(&mut self, id: u64) -> Option<Ended> {
+        let pid = self.running.remove(&id)?;
+        self.ended.remove(&pid).or_else(|| process::reap(pid, true))
+    }
+
+    /// Reaps the workers that have ended, keeping how each ended for the app.
+    fn reap_ended(&mut self) {
+        while let Some((pid, ended)) = process::reap_ended(-1) {
+            if self.running.values().any(|running| *running == pid) {
+                self.ended.insert(pid, ended);
+            }
+        }
+    }
+
+    fn end_all(&mut self) {
+        for (_, pid) in self.running.drain() {
+            if !self.ended.contains_key(&pid) {
+                process::reap(pid, true);
+            }
+        }
+    }
+}
+
+/// A descriptor readable when a child ends (a signalfd of SIGCHLD, which is
+/// blocked). Every other signal takes its default action.
+fn children_ended() -> io::Result<OwnedFd> {
+    // SAFETY: the supervisor is single-threaded and calls this before it starts a worker,
+    // so changing the signal dispositions and the mask affects only this thread and relies
+    // on no handler (a worker it clones takes the defaults too); glibc refuses signal() for
+    // the signals it uses itself. `mask` is a local sigset_t, valid zeroed and set up by
+    // sigemptyset before use. signalfd returns a new descriptor on success, which nothing
+    // else owns.
+    unsafe {
+        for signal in 1..libc::SIGRTMIN() {
+            if signal != libc::SIGKILL && signal != libc::SIGSTOP {
+                libc::signal(signal, libc::SIG_DFL);
+            }
+        }
+        let mut mask: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut mask);
+        libc::sigaddset(&mut mask, libc::SIGCHLD);
+        if libc::sigprocmask(libc::SIG_SETMASK, &mask, std::ptr::null_mut()) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let fd = libc::signalfd(-1, &mask, libc::SFD_CLOEXEC | libc::SFD_NONBLOCK);
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(OwnedFd::from_raw_fd(fd))
+    }
+}
+
+fn drain(fd: BorrowedFd) {
+    let mut buffer = [0u8; 128 * 8];
+    // SAFETY: read writes at most `buffer.len()` bytes into `buffer`, a live local array;
+    // `fd` is the signalfd, non-blocking, so the loop ends when it is empty.
+    while unsafe { libc::read(fd.as_raw_fd(), buffer.as_mut_ptr().cast(), buffer.len()) } > 0 {}
+}
+
+/// A pidfd of the app at the other end of `socket`, readable when the app ends;
+/// `None` on a kernel without pidfds (before 5.3), where the socket's close alone
+/// ends the supervisor.
+fn app_ended(socket: BorrowedFd) -> io::Result<Option<OwnedFd>> {
+    // SAFETY: ucred is three integers, for which zero is valid.
+    let mut peer: libc::ucred = unsafe { std::mem::zeroed() };
+    let mut size = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+    // SAFETY: SO_PEERCRED writes at most `size` bytes, the size of a ucred, into `peer`, a
+    // live local, and the length written into `size`; `socket` is an open descriptor the
+    // caller lends.
+    let asked = unsafe {
+        libc::getsockopt(
+            socket.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_PEERCRED,
+            (&mut peer as *mut libc::ucred).cast(),
+            &mut size,
+        )
+    };
+    if asked != 0 || peer.pid <= 0 {
+        return Ok(None);
+    }
+    // SAFETY: pidfd_open takes a pid and flags and reads no memory.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, peer.pid, 0) };
+    if fd < 0 {
+        return match io::Error::last_os_error().raw_os_error() {
+            Some(libc::ESRCH) => Err(io::Error::other("the app has ended")),
+            _ => Ok(None),
+        };
+    }
+    // SAFETY: pidfd_open succeeded: `fd` is a new descriptor that nothing else owns.
+    Ok(Some(unsafe { OwnedFd::from_raw_fd(fd as i32) }))
+}

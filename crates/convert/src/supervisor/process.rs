@@ -1,0 +1,302 @@
+//! Starting programs as children that signal no one when they end, and reaping
+//! them: how the app starts its supervisor, and the supervisor its workers.
+//!
+//! A child made by `fork` sends its parent SIGCHLD when it dies, and Ruby handles
+//! SIGCHLD by interrupting its main thread; and execve gives any child SIGCHLD
+//! as its exit signal again, so an app's `Process.wait(-1)` or `Process.waitall`
+//! would wait for it. The app therefore starts its supervisor through a child
+//! cloned with no exit signal, which starts the supervisor and ends at once: the
+//! supervisor is then no child of the app at all, and the app reaps the
+//! short-lived one itself (only `waitpid` with `__WALL` reaps such a child).
+//!
+//! Every clone here is a vfork without shared memory: the caller's thread waits
+//! until the child has run the program or failed to, so whether it ran is known
+//! when the clone returns, from a pipe that is never waited on. (Waiting for the
+//! pipe to close would wait for any process forked meanwhile by another thread
+//! of the app, which holds a copy of it until it ends.)
+
+use std::ffi::{CString, OsStr};
+use std::fs::File;
+use std::io::{self, Read};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::time::Duration;
+
+/// What the child does before it runs the program.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Start {
+    /// The app's supervisor: in a session of its own, its parent a child that
+    /// ends at once, so the supervisor is nobody's child in the app.
+    Detached,
+    /// A worker of the supervisor: killed when the supervisor ends
+    /// (`PR_SET_PDEATHSIG`), with the default action for every signal. (The worker
+    /// makes itself the OOM killer's first choice before it reads a byte.)
+    Worker,
+}
+
+/// A program to start: its path, its arguments, and the descriptors that become
+/// its standard input, output and error.
+pub struct Program<'a> {
+    pub path: &'a OsStr,
+    pub args: &'a [&'a str],
+    pub stdio: [i32; 3],
+    pub start: Start,
+}
+
+/// Makes a pipe whose ends close on exec: (read, write).
+pub fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 writes two descriptors into `fds`, an array of two.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: pipe2 succeeded: both are new descriptors that nothing else owns.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// `/dev/null`, open for writing, for a child's standard error.
+pub fn null() -> io::Result<File> {
+    File::options().write(true).open("/dev/null")
+}
+
+/// Starts `program` with an empty environment. Returns the pid of the child the
+/// caller must reap: the program's for a worker; for [`Start::Detached`] the
+/// short-lived child's, already reaped, and `None`.
+pub fn start(program: &Program) -> io::Result<Option<libc::pid_t>> {
+    let path = CString::new(program.path.as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL in the path"))?;
+    let args: Vec<CString> = program
+        .args
+        .iter()
+        .map(|arg| CString::new(*arg).expect("no NUL in an argument"))
+        .collect();
+    let mut argv = vec![path.as_ptr()];
+    argv.extend(args.iter().map(|arg| arg.as_ptr()));
+    argv.push(std::ptr::null());
+    let envp = [std::ptr::null::<libc::c_char>()];
+    let (report_read, report_write) = pipe()?;
+    let child = Child {
+        path: path.as_ptr(),
+        argv: argv.as_ptr(),
+        envp: envp.as_ptr(),
+        stdio: program.stdio,
+        report: report_write.as_raw_fd(),
+        start: program.start,
+        // SAFETY: getpid takes no argument and cannot fail.
+        parent: unsafe { libc::getpid() },
+    };
+    // Without CLONE_VM the child has its own copy of memory, as after fork; with
+    // CLONE_VFORK this thread waits until it runs the program or ends. Between
+    // here and execve the child makes only async-signal-safe calls.
+    let pid = clone_vfork(0)?;
+    if pid == 0 {
+        // SAFETY: this is the child of `clone_vfork`: it runs on a copy of the parent's
+        // memory (no CLONE_VM) while the parent's thread waits (CLONE_VFORK), and other
+        // threads' locks, the allocator's among them, may be held in that copy. `run`
+        // allocates nothing and makes only async-signal-safe calls (setsid, clone, prctl,
+        // getppid, open, write, close, signal, sigprocmask, dup2, execve, _exit) on the
+        // strings and arrays `Child` points to, made before the clone and alive in the copy
+        // of this frame, and it never returns.
+        unsafe { child.run() }
+    }
+    drop(report_write);
+    let failed = read_report(report_read);
+    match program.start {
+        Start::Detached => {
+            // The short-lived child has ended (or ends now): reap it.
+            reap(pid, false);
+            failed.map_or(Ok(None), Err)
+        }
+        Start::Worker => match failed {
+            None => Ok(Some(pid)),
+            Some(error) => {
+                reap(pid, true);
+                Err(error)
+            }
+        },
+    }
+}
+
+/// Clones this process as by vfork without shared memory, with no exit signal
+/// (`exit_signal` as given where qemu-user refuses any but SIGCHLD).
+fn clone_vfork(exit_signal: i32) -> io::Result<libc::pid_t> {
+    let flags = libc::CLONE_VFORK as libc::c_long;
+    // SAFETY: a raw clone with CLONE_VFORK and no CLONE_VM, a null stack and no TLS or tid
+    // pointers: the child runs on a copy of this stack as after fork and returns here with
+    // 0, and the only caller, `start`, has it run `Child::run`, which makes only
+    // async-signal-safe calls and ends in execve or _exit (glibc's fork handlers do not
+    // run, so the child must not use the allocator or stdio, and does not).
+    let mut pid = unsafe {
+        libc::syscall(
+            libc::SYS_clone,
+            flags | exit_signal as libc::c_long,
+            0,
+            0,
+            0,
+            0,
+        )
+    };
+    if pid < 0
+        && exit_signal == 0
+        && io::Error::last_os_error().raw_os_error() == Some(libc::EINVAL)
+    {
+        // Linux takes any exit signal; qemu-user emulates SIGCHLD alone.
+        // SAFETY: the same clone as above, with SIGCHLD as the exit signal.
+        pid = unsafe {
+            libc::syscall(
+                libc::SYS_clone,
+                flags | libc::SIGCHLD as libc::c_long,
+                0,
+                0,
+                0,
+                0,
+            )
+        };
+    }
+    if pid < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(pid as libc::pid_t)
+}
+
+/// The error number a child wrote before it ended, if it wrote one: the report
+/// pipe is read without waiting, since the child has run the program or ended.
+fn read_report(report: OwnedFd) -> Option<io::Error> {
+    let mut bytes = [0u8; 4];
+    // SAFETY: F_GETFL on `report`, a descriptor this function owns, reads no memory.
+    let flags = unsafe { libc::fcntl(report.as_raw_fd(), libc::F_GETFL) };
+    // SAFETY: F_SETFL on the same descriptor, with an integer argument.
+    unsafe { libc::fcntl(report.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK) };
+    match File::from(report).read(&mut bytes) {
+        Ok(4) => Some(io::Error::from_raw_os_error(i32::from_ne_bytes(bytes))),
+        _ => None,
+    }
+}
+
+/// What the child needs, prepared before the clone so it allocates nothing.
+struct Child {
+    path: *const libc::c_char,
+    argv: *const *const libc::c_char,
+    envp: *const *const libc::c_char,
+    stdio: [i32; 3],
+    report: i32,
+    start: Start,
+    /// The process cloning the child, whose end a worker must not outlive.
+    parent: libc::pid_t,
+}
+
+impl Child {
+    /// The child's side. On failure it writes the error number to the report pipe
+    /// and ends.
+    unsafe fn run(&self) -> ! {
+        let ran = match self.start {
+            Start::Detached => self.detach(),
+            Start::Worker => self.prepare_worker() && self.exec(),
+        };
+        let _ = ran;
+        let errno = *libc::__errno_location();
+        libc::write(self.report, errno.to_ne_bytes().as_ptr().cast(), 4);
+        libc::_exit(127)
+    }
+
+    /// In a session of its own, clones the program's process and ends: the
+    /// program's parent is then whoever adopts orphans, never the app.
+    unsafe fn detach(&self) -> bool {
+        if libc::setsid() < 0 {
+            return false;
+        }
+        match libc::syscall(
+            libc::SYS_clone,
+            (libc::CLONE_VFORK | libc::SIGCHLD) as libc::c_long,
+            0,
+            0,
+            0,
+            0,
+        ) {
+            0 => {
+                self.exec();
+                let errno = *libc::__errno_location();
+                libc::write(self.report, errno.to_ne_bytes().as_ptr().cast(), 4);
+                libc::_exit(127)
+            }
+            pid if pid > 0 => libc::_exit(0),
+            _ => false,
+        }
+    }
+
+    /// Dies with the supervisor and takes the default action for every signal, none
+    /// blocked.
+    unsafe fn prepare_worker(&self) -> bool {
+        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+            return false;
+        }
+        // The supervisor may have ended between the clone and the call above.
+        if libc::getppid() != self.parent {
+            return false;
+        }
+        for signal in 1..libc::SIGRTMIN() {
+            if signal != libc::SIGKILL && signal != libc::SIGSTOP {
+                libc::signal(signal, libc::SIG_DFL);
+            }
+        }
+        let mut none: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut none);
+        libc::sigprocmask(libc::SIG_SETMASK, &none, std::ptr::null_mut()) == 0
+    }
+
+    /// Its descriptors in place of 0, 1 and 2, then the program.
+    unsafe fn exec(&self) -> bool {
+        let [input, output, error] = self.stdio;
+        if libc::dup2(input, 0) >= 0 && libc::dup2(output, 1) >= 0 && libc::dup2(error, 2) >= 0 {
+            libc::execve(self.path, self.argv, self.envp);
+        }
+        false
+    }
+}
+
+/// How a child ended: its wait status and the CPU time it used.
+#[derive(Clone, Copy, Debug)]
+pub struct Ended {
+    pub status: i32,
+    pub cpu: Duration,
+}
+
+/// Kills the child if `kill` and waits for it to end.
+pub fn reap(pid: libc::pid_t, kill: bool) -> Option<Ended> {
+    if kill {
+        // SAFETY: kill reads no memory. `pid` is a child of this process that it has not
+        // reaped (callers pass a worker just started or one still running, never one
+        // `reap_ended` took), so the number cannot have been reused by another process.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    loop {
+        match wait(pid, 0) {
+            Ok(Some(ended)) => return Some(ended.1),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            _ => return None,
+        }
+    }
+}
+
+/// Reaps a child that has ended, without waiting: `pid` or, with -1, any.
+pub fn reap_ended(pid: libc::pid_t) -> Option<(libc::pid_t, Ended)> {
+    wait(pid, libc::WNOHANG).ok().flatten()
+}
+
+fn wait(pid: libc::pid_t, options: i32) -> io::Result<Option<(libc::pid_t, Ended)>> {
+    let mut status = 0;
+    // SAFETY: rusage is integers and timevals, for which zero is valid.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: wait4 writes one int into `status` and one rusage into `usage`, both live
+    // locals.
+    let reaped = unsafe { libc::wait4(pid, &mut status, options | libc::__WALL, &mut usage) };
+    if reaped < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if reaped == 0 {
+        return Ok(None);
+    }
+    let time = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    let cpu = time(usage.ru_utime) + time(usage.ru_stime);
+    Ok(Some((reaped, Ended { status, cpu })))
+}

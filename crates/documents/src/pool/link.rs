@@ -1,0 +1,213 @@
+//! The app's side of its supervisor (`file_store_convert supervise`, see
+//! [`file_store_convert::supervisor`]): started on the first conversion of each
+//! process, asked for workers and to end them. A supervisor that cannot be
+//! started, or a worker it cannot start, is an error naming the program and why
+//! it cannot run there; after one, the next conversions fail at once with the same
+//! error until a backoff has passed (a second, doubling up to a minute), then try
+//! again.
+
+use std::io;
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use file_store_convert::supervisor::message::{self, END, OK, START};
+use file_store_convert::supervisor::process::{self, Ended, Program, Start};
+use file_store_convert::supervisor::MODE;
+
+/// How long the supervisor may take to answer: past it, it is taken for gone
+/// (stopped, or starved), and a new one is started for the next conversion.
+const ANSWER_WITHIN: Duration = Duration::from_secs(10);
+
+/// The first wait after a failure to start; each failure in a row doubles it.
+const FIRST_BACKOFF: Duration = Duration::from_secs(1);
+const MAX_BACKOFF: Duration = Duration::from_secs(60);
+
+/// A worker the supervisor started: its id there and the app's ends of its pipes.
+pub struct Started {
+    pub id: u64,
+    pub generation: u64,
+    pub input: OwnedFd,
+    pub output: OwnedFd,
+}
+
+/// The connection to this process's supervisor, if one runs.
+#[derive(Default)]
+pub struct Link {
+    socket: Option<OwnedFd>,
+    /// Counts the supervisors started, so a worker of one that has gone is not
+    /// asked of the next.
+    generation: u64,
+    failures: u32,
+    failed: Option<(Instant, String)>,
+}
+
+impl Link {
+    /// A new worker of `program`. `Err` is why none can run, for the log and the
+    /// caller; nothing about any document.
+    pub fn start_worker(&mut self, program: &Path) -> Result<Started, String> {
+        if let Some((until, why)) = &self.failed {
+            if Instant::now() < *until {
+                return Err(why.clone());
+            }
+        }
+        let started = self.try_start(program).or_else(|error| {
+            // A supervisor that has gone (killed, stopped, its answer lost) is
+            // replaced once; a worker it could not start is not its fault.
+            if self.socket.is_some() {
+                return Err(error);
+            }
+            self.try_start(program)
+        });
+        match started {
+            Ok(started) => {
+                self.failures = 0;
+                self.failed = None;
+                Ok(started)
+            }
+            Err(error) => {
+                let why = cannot_run(program, &error);
+                let backoff = FIRST_BACKOFF.saturating_mul(1 << self.failures.min(6));
+                self.failures += 1;
+                self.failed = Some((Instant::now() + backoff.min(MAX_BACKOFF), why.clone()));
+                Err(why)
+            }
+        }
+    }
+
+    fn try_start(&mut self, program: &Path) -> io::Result<Started> {
+        // A supervisor started from another program serves this one too: each
+        // request names the worker to start.
+        if self.socket.is_none() {
+            self.socket = Some(start_supervisor(program)?);
+            self.generation += 1;
+        }
+        let mut request = vec![START];
+        request.extend(program.as_os_str().as_encoded_bytes());
+        let (answer, fds) = self.ask(&request)?;
+        match (answer.first(), <[OwnedFd; 2]>::try_from(fds)) {
+            (Some(&OK), Ok([input, output])) => Ok(Started {
+                id: message::u64_at(&answer, 1).ok_or_else(garbled)?,
+                generation: self.generation,
+                input,
+                output,
+            }),
+            _ => {
+                let errno = message::i32_at(&answer, 1).ok_or_else(garbled)?;
+                Err(io::Error::from_raw_os_error(errno))
+            }
+        }
+    }
+
+    /// Kills the worker `id` of `generation` if it runs and reaps it: how it ended,
+    /// or `None` when its supervisor has gone (and it with it).
+    pub fn end_worker(&mut self, id: u64, generation: u64) -> Option<Ended> {
+        if generation != self.generation || self.socket.is_none() {
+            return None;
+        }
+        let mut request = vec![END];
+        request.extend(id.to_le_bytes());
+        let Ok((answer, _)) = self.ask(&request) else {
+            self.socket = None;
+            return None;
+        };
+        if answer.first() != Some(&OK) {
+            return None;
+        }
+        Some(Ended {
+            status: message::i32_at(&answer, 1)?,
+            cpu: Duration::from_micros(message::u64_at(&answer, 5)?),
+        })
+    }
+
+    /// Lets the next start try again at once (a new program was named).
+    pub fn forget_failures(&mut self) {
+        self.failures = 0;
+        self.failed = None;
+    }
+
+    fn ask(&mut self, request: &[u8]) -> io::Result<(Vec<u8>, Vec<OwnedFd>)> {
+        let socket = self.socket.as_ref().ok_or_else(gone)?;
+        let sent = message::send(socket.as_fd(), request, &[]).and_then(|()| {
+            let mut fds = [libc::pollfd {
+                fd: socket.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            }];
+            let deadline = Instant::now() + ANSWER_WITHIN;
+            loop {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        "the supervisor did not answer",
+                    ));
+                }
+                // SAFETY: poll reads and writes the one pollfd of `fds`, a live local
+                // array; its descriptor is the socket, which `socket` keeps open for the
+                // call.
+                let ready = unsafe { libc::poll(fds.as_mut_ptr(), 1, left.as_millis() as i32 + 1) };
+                if ready > 0 {
+                    break;
+                }
+            }
+            let (answer, fds) = message::receive(socket.as_fd())?;
+            if answer.is_empty() {
+                return Err(gone());
+            }
+            Ok((answer, fds))
+        });
+        if sent.is_err() {
+            // Closing the socket ends the supervisor and its workers, whatever it was doing.
+            self.socket = None;
+        }
+        sent
+    }
+}
+
+fn gone() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::BrokenPipe,
+        "the convert supervisor has ended",
+    )
+}
+
+fn garbled() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        "the convert supervisor's answer is garbled",
+    )
+}
+
+/// Starts `program` as this process's supervisor: the app's end of its socket.
+fn start_supervisor(program: &Path) -> io::Result<OwnedFd> {
+    let (app, supervisor) = message::socket_pair()?;
+    let null = process::null()?;
+    // The app's pid, for whoever lists processes (the supervisor asks the socket).
+    let pid = std::process::id().to_string();
+    process::start(&Program {
+        path: program.as_os_str(),
+        args: &[MODE, &pid],
+        stdio: [supervisor.as_raw_fd(), null.as_raw_fd(), null.as_raw_fd()],
+        start: Start::Detached,
+    })?;
+    Ok(app)
+}
+
+/// Why the worker at `program` cannot run, in words an operator acts on.
+fn cannot_run(program: &Path, error: &io::Error) -> String {
+    let why = match error.raw_os_error() {
+        Some(libc::ENOENT) => "there is no file there".to_string(),
+        Some(libc::EACCES) | Some(libc::EPERM) => {
+            "it may not be run there (not executable, or on a file system mounted noexec)"
+                .to_string()
+        }
+        Some(libc::ENOEXEC) => "it is not a program for this machine".to_string(),
+        Some(libc::EAGAIN) => {
+            "the system refused a new process (EAGAIN: too many processes, or too little memory)"
+                .to_string()
+        }
+        _ => error.to_string(),
+    };
+    format!("the convert worker {} cannot run: {why}", program.display())
+}

@@ -1,0 +1,331 @@
+//! The index: each file's passages and version, the postings of their terms, and
+//! the BM25 ranking of passages for a question.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use file_store_base::cancel;
+use file_store_base::error::Result;
+
+use crate::passages::cut;
+use crate::postings::Postings;
+use crate::tokens::each_term;
+use crate::{EXCERPT_CHARS, MAX_FILE_BYTES, MAX_INDEX_BYTES, MAX_LIMIT, MAX_PASSAGES, MAX_TERMS};
+
+/// BM25's usual constants: how fast a term's weight saturates with its count, and
+/// how much a long passage is discounted.
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+/// Removed passages kept in the postings before they are compacted away, beyond
+/// as many as there are live ones.
+const COMPACT_SLACK: usize = 4096;
+
+/// A passage found for a question, best first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    pub path: String,
+    pub first_line: u32,
+    pub last_line: u32,
+    pub text: String,
+    pub score: f64,
+}
+
+/// What putting a file did: how many passages it holds now, and a note when part
+/// of it was left out for a bound.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Put {
+    pub passages: usize,
+    pub note: Option<String>,
+}
+
+struct Stored {
+    path: Arc<str>,
+    first_line: u32,
+    last_line: u32,
+    excerpt: String,
+    len: u32,
+    terms: Vec<(u32, u32)>,
+}
+
+struct FileEntry {
+    version: String,
+    ids: Vec<u32>,
+    bytes: usize,
+}
+
+#[derive(Default)]
+pub struct Index {
+    files: HashMap<Arc<str>, FileEntry>,
+    passages: Vec<Option<Stored>>,
+    postings: Postings,
+    live: usize,
+    total_len: u64,
+    bytes: usize,
+}
+
+impl Index {
+    pub fn new() -> Index {
+        Index::default()
+    }
+
+    /// The version `path` was indexed at, if it is.
+    pub fn version(&self, path: &str) -> Option<&str> {
+        self.files.get(path).map(|f| f.version.as_str())
+    }
+
+    /// The paths indexed, in no order.
+    pub fn paths(&self) -> Vec<String> {
+        self.files.keys().map(|p| p.to_string()).collect()
+    }
+
+    pub fn passages(&self) -> usize {
+        self.live
+    }
+
+    pub fn terms(&self) -> usize {
+        self.postings.terms()
+    }
+
+    /// Indexes `text` as the file at `path` at `version`, replacing what the index
+    /// held for it; a text with a NUL byte is a binary's, with no passages. Cut short, with a note, at the index's bounds. Cancelled (see
+    /// `file_store_base::cancel`) before anything changes, or not at all.
+    pub fn put(&mut self, path: &str, version: &str, text: &str) -> Result<Put> {
+        let mut notes = Vec::new();
+        let old_bytes = self.files.get(path).map_or(0, |f| f.bytes);
+        let room = MAX_FILE_BYTES.min(MAX_INDEX_BYTES - (self.bytes - old_bytes));
+        // A NUL byte makes a file binary, as it does to the grep: no passages.
+        let text = if text.as_bytes().contains(&0) {
+            ""
+        } else {
+            text
+        };
+        let text = if text.len() > room {
+            notes.push(format!(
+                "only its first {room} bytes are indexed (the index takes {MAX_FILE_BYTES} bytes of a file, {MAX_INDEX_BYTES} in all)"
+            ));
+            &text[..floor_char_boundary(text, room)]
+        } else {
+            text
+        };
+        let old_passages = self.files.get(path).map_or(0, |f| f.ids.len());
+        let room = MAX_PASSAGES - (self.live - old_passages);
+        let mut cut = cut(text);
+        if cut.len() > room {
+            notes.push(format!(
+                "only its first {room} passages are indexed (the index holds {MAX_PASSAGES})"
+            ));
+            cut.truncate(room);
+        }
+        let path: Arc<str> = Arc::from(path);
+        let mut counted: HashMap<String, u32> = HashMap::new();
+        let mut built = Vec::with_capacity(cut.len());
+        for passage in cut {
+            cancel::check()?;
+            let mut len = 0u32;
+            for part in [passage.heading.as_deref().unwrap_or(""), &passage.text] {
+                each_term(part, |term| {
+                    len += 1;
+                    *counted.entry(term).or_default() += 1;
+                });
+            }
+            built.push((
+                passage.first_line,
+                passage.last_line,
+                excerpt(&passage.text),
+                len,
+                counted.drain().collect::<Vec<_>>(),
+            ));
+        }
+        self.remove(&path);
+        let mut dropped_terms = false;
+        let mut ids = Vec::with_capacity(built.len());
+        for (first_line, last_line, excerpt, len, counts) in built {
+            let mut terms = Vec::with_capacity(counts.len());
+            for (term, count) in counts {
+                match self.postings.intern(term, MAX_TERMS) {
+                    Some(id) => terms.push((id, count)),
+                    None => dropped_terms = true,
+                }
+            }
+            let id = self.passages.len() as u32;
+            self.postings.add(id, &terms);
+            self.passages.push(Some(Stored {
+                path: path.clone(),
+                first_line,
+                last_line,
+                excerpt,
+                len,
+                terms,
+            }));
+            self.live += 1;
+            self.total_len += u64::from(len);
+            ids.push(id);
+        }
+        if dropped_terms {
+            notes.push(format!(
+                "some of its words are not indexed (the index holds {MAX_TERMS} distinct terms)"
+            ));
+        }
+        self.bytes += text.len();
+        let passages = ids.len();
+        self.files.insert(
+            path,
+            FileEntry {
+                version: version.to_string(),
+                ids,
+                bytes: text.len(),
+            },
+        );
+        Ok(Put {
+            passages,
+            note: (!notes.is_empty()).then(|| notes.join("; ")),
+        })
+    }
+
+    /// Forgets the file at `path`; true when the index held it.
+    pub fn remove(&mut self, path: &str) -> bool {
+        let Some(entry) = self.files.remove(path) else {
+            return false;
+        };
+        for id in entry.ids {
+            if let Some(stored) = self.passages[id as usize].take() {
+                self.postings.removed(&stored.terms);
+                self.live -= 1;
+                self.total_len -= u64::from(stored.len);
+            }
+        }
+        self.bytes -= entry.bytes;
+        if self.passages.len() - self.live > self.live + COMPACT_SLACK {
+            self.compact();
+        }
+        true
+    }
+
+    /// The `limit` passages that answer `question` best, by BM25 over its terms.
+    pub fn search(&self, question: &str, limit: usize) -> Result<Vec<Hit>> {
+        self.search_within(question, limit, None)
+    }
+
+    /// The best `limit` passages for `question` among the files at `folder` (the file
+    /// of that path, or those under it), or among every file when it is `None`. The
+    /// folder narrows the passages before they are ranked, so none of its own is left
+    /// out for passages of other files; the weights of words stay the whole index's.
+    pub fn search_within(
+        &self,
+        question: &str,
+        limit: usize,
+        folder: Option<&str>,
+    ) -> Result<Vec<Hit>> {
+        let limit = limit.clamp(1, MAX_LIMIT);
+        let within = |path: &str| folder.is_none_or(|folder| is_within(path, folder));
+        let mut ids: Vec<u32> = Vec::new();
+        each_term(question, |term| {
+            if let Some(id) = self.postings.id(&term) {
+                ids.push(id);
+            }
+        });
+        ids.sort_unstable();
+        ids.dedup();
+        if ids.is_empty() || self.live == 0 {
+            return Ok(Vec::new());
+        }
+        let n = self.live as f64;
+        let average = self.total_len as f64 / n;
+        let mut scores: HashMap<u32, f64> = HashMap::new();
+        for term in ids {
+            let df = f64::from(self.postings.df(term));
+            if df == 0.0 {
+                continue;
+            }
+            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            for (i, &(passage, count)) in self.postings.list(term).iter().enumerate() {
+                if i % 4096 == 4095 {
+                    cancel::check()?;
+                }
+                let Some(stored) = &self.passages[passage as usize] else {
+                    continue;
+                };
+                if !within(&stored.path) {
+                    continue;
+                }
+                let tf = f64::from(count);
+                let norm = K1 * (1.0 - B + B * f64::from(stored.len) / average);
+                *scores.entry(passage).or_default() += idf * tf * (K1 + 1.0) / (tf + norm);
+            }
+        }
+        let mut ranked: Vec<(u32, f64)> = scores.into_iter().collect();
+        let order = |a: &(u32, f64), b: &(u32, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        if ranked.len() > limit {
+            ranked.select_nth_unstable_by(limit - 1, order);
+            ranked.truncate(limit);
+        }
+        ranked.sort_unstable_by(order);
+        Ok(ranked
+            .into_iter()
+            .filter_map(|(id, score)| {
+                let stored = self.passages[id as usize].as_ref()?;
+                Some(Hit {
+                    path: stored.path.to_string(),
+                    first_line: stored.first_line,
+                    last_line: stored.last_line,
+                    text: stored.excerpt.clone(),
+                    score,
+                })
+            })
+            .collect())
+    }
+
+    fn compact(&mut self) {
+        let mut renumber = Vec::with_capacity(self.passages.len());
+        let mut next = 0u32;
+        for stored in &self.passages {
+            renumber.push(stored.as_ref().map(|_| {
+                next += 1;
+                next - 1
+            }));
+        }
+        let terms = self.postings.compact(&renumber);
+        let old = std::mem::take(&mut self.passages);
+        for mut stored in old.into_iter().flatten() {
+            for term in &mut stored.terms {
+                term.0 = terms[term.0 as usize].unwrap_or(term.0);
+            }
+            self.passages.push(Some(stored));
+        }
+        for entry in self.files.values_mut() {
+            for id in &mut entry.ids {
+                *id = renumber[*id as usize].unwrap_or(*id);
+            }
+        }
+    }
+}
+
+/// Whether `path` is the file `folder` names or a file under it.
+fn is_within(path: &str, folder: &str) -> bool {
+    let folder = folder.trim_end_matches('/');
+    path.strip_prefix(folder)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+/// The passage's start, its runs of whitespace made one space, to show with a hit.
+fn excerpt(text: &str) -> String {
+    let mut out = String::new();
+    for (n, word) in text.split_whitespace().enumerate() {
+        if out.chars().count() + word.chars().count() > EXCERPT_CHARS {
+            out.push_str(" …");
+            break;
+        }
+        if n > 0 {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+fn floor_char_boundary(text: &str, mut at: usize) -> usize {
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}

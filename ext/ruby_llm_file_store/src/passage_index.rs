@@ -1,0 +1,111 @@
+//! `Native::PassageIndex`: a store's ranked search in words (`file_store_rank`),
+//! held in memory. Putting a file and searching run without the GVL (`nogvl`),
+//! so Ruby can interrupt them and a Fiber scheduler's other fibers go on.
+
+use std::sync::Mutex;
+
+use magnus::scan_args::get_kwargs;
+use magnus::{function, method, prelude::*, Error, RArray, RHash, RModule, RString, Ruby, Value};
+
+use file_store_rank::{Hit, Index};
+
+use crate::convert;
+use crate::errors;
+use crate::nogvl::nogvl;
+
+#[magnus::wrap(
+    class = "RubyLLM::FileStore::Native::PassageIndex",
+    free_immediately,
+    size
+)]
+pub struct PassageIndex {
+    index: Mutex<Index>,
+}
+
+impl PassageIndex {
+    fn new() -> PassageIndex {
+        PassageIndex {
+            index: Mutex::new(Index::new()),
+        }
+    }
+
+    fn with<T>(&self, work: impl FnOnce(&mut Index) -> T) -> T {
+        work(&mut self.index.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// `put(path, text, version:)`: indexes `text` as the file at `path` at
+    /// `version`; returns the note of a bound reached, or nil.
+    fn put(ruby: &Ruby, rb_self: &Self, args: &[Value]) -> Result<Option<String>, Error> {
+        let ((path, text), kw) = convert::keywords::<(String, RString)>(args)?;
+        let kw = get_kwargs::<_, (String,), (), ()>(kw, &["version"], &[])?;
+        let version = kw.required.0;
+        // SAFETY: copied before the GVL is released; nothing Ruby runs meanwhile.
+        let text = String::from_utf8_lossy(unsafe { text.as_slice() }).into_owned();
+        let put = nogvl(ruby, || {
+            rb_self.with(|index| index.put(&path, &version, &text))
+        })?;
+        put.map(|put| put.note).map_err(|e| errors::map(ruby, e))
+    }
+
+    fn remove(&self, path: String) -> bool {
+        self.with(|index| index.remove(&path))
+    }
+
+    fn version(&self, path: String) -> Option<String> {
+        self.with(|index| index.version(&path).map(str::to_string))
+    }
+
+    fn paths(&self) -> Vec<String> {
+        self.with(|index| index.paths())
+    }
+
+    fn size(&self) -> usize {
+        self.with(|index| index.passages())
+    }
+
+    /// `search(question, limit:, within: nil)`: the best `limit` passages for
+    /// `question`, as Hashes, best first; with `within`, among the files at that path
+    /// (a file, or a folder and everything under it) alone.
+    fn search(ruby: &Ruby, rb_self: &Self, args: &[Value]) -> Result<RArray, Error> {
+        let ((question,), kw) = convert::keywords::<(String,)>(args)?;
+        let kw =
+            get_kwargs::<_, (usize,), (Option<Option<String>>,), ()>(kw, &["limit"], &["within"])?;
+        let limit = kw.required.0;
+        let within = kw.optional.0.flatten();
+        let hits = nogvl(ruby, || {
+            rb_self.with(|index| index.search_within(&question, limit, within.as_deref()))
+        })?;
+        let hits = hits.map_err(|e| errors::map(ruby, e))?;
+        let array = ruby.ary_new_capa(hits.len());
+        for hit in hits {
+            array.push(hash(ruby, hit)?)?;
+        }
+        Ok(array)
+    }
+}
+
+fn hash(ruby: &Ruby, hit: Hit) -> Result<RHash, Error> {
+    let hash = ruby.hash_new();
+    hash.aset(ruby.to_symbol("path"), hit.path)?;
+    hash.aset(ruby.to_symbol("first_line"), hit.first_line)?;
+    hash.aset(ruby.to_symbol("last_line"), hit.last_line)?;
+    hash.aset(ruby.to_symbol("text"), hit.text)?;
+    hash.aset(ruby.to_symbol("score"), hit.score)?;
+    Ok(hash)
+}
+
+pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
+    let class = native.define_class("PassageIndex", ruby.class_object())?;
+    class.define_singleton_method("new", function!(PassageIndex::new, 0))?;
+    class.define_method("put", method!(PassageIndex::put, -1))?;
+    class.define_method("remove", method!(PassageIndex::remove, 1))?;
+    class.define_method("version", method!(PassageIndex::version, 1))?;
+    class.define_method("paths", method!(PassageIndex::paths, 0))?;
+    class.define_method("size", method!(PassageIndex::size, 0))?;
+    class.define_method("search", method!(PassageIndex::search, -1))?;
+    native.const_set("MAX_PASSAGES", file_store_rank::MAX_PASSAGES)?;
+    native.const_set("MAX_PASSAGE_TERMS", file_store_rank::MAX_TERMS)?;
+    native.const_set("MAX_INDEX_BYTES", file_store_rank::MAX_INDEX_BYTES)?;
+    native.const_set("MAX_INDEX_FILE_BYTES", file_store_rank::MAX_FILE_BYTES)?;
+    Ok(())
+}

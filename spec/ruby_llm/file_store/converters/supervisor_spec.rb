@@ -1,0 +1,225 @@
+# frozen_string_literal: true
+
+require 'logger'
+require 'open3'
+require 'securerandom'
+require 'stringio'
+require 'timeout'
+
+# The convert workers belong to a supervisor process outside the app: what the app
+# does with its own processes (fork, Process.waitall, being PID 1) cannot reach them,
+# and what is done to a worker from outside (kill -9, SIGSTOP) is never taken for
+# the document's doing.
+RSpec.describe 'The convert supervisor', :slow do
+  include TmpDirHelper
+
+  let(:lib) { File.expand_path('../../../../lib', __dir__) }
+  # An HTML page a worker takes a while over, and the Ruby code that makes it, for a
+  # script of its own (11 MB is too long for an argument).
+  let(:page) { "<p>#{'a few words in a paragraph ' * 400_000}</p>" }
+  let(:page_code) { "\"<p>\#{'a few words in a paragraph ' * 400_000}</p>\"" }
+  # A page of little text a worker spends its 2 seconds of CPU on (then cuts it), as
+  # a slow spreadsheet does: +n+ makes each one a document of its own.
+  def slow_page(number)
+    "<p>before #{number}</p><p#{Array.new(200_000) { |i| " a#{i}=\"\"" }.join}>attrs</p>"
+  end
+
+  def now
+    Process.clock_gettime(Process::CLOCK_MONOTONIC)
+  end
+
+  def wait_until(seconds)
+    deadline = now + seconds
+    sleep 0.01 until yield || now > deadline
+    yield
+  end
+
+  # Runs +script+ in a Ruby of its own with the gem loaded (in +prefix+, a command
+  # such as unshare, when given): its output, or "hung" when it was still running
+  # after +seconds+ (then it is killed).
+  def ruby(script, seconds: 120, prefix: [])
+    code = "$LOAD_PATH.unshift(#{lib.inspect})\nrequire 'ruby_llm/file_store'\nrequire 'timeout'\n#{script}"
+    Open3.popen2e(*prefix, RbConfig.ruby, *RubyLLMPath.ruby_options, '-e', code, pgroup: true) do |_, out, waiter|
+      unless waiter.join(seconds)
+        Process.kill(:KILL, -waiter.pid)
+        return 'hung'
+      end
+      out.read
+    end
+  end
+
+  def running_worker
+    wait_until(30) { ConvertWorkers.pids.find { |pid| ConvertWorkers.state(pid) == 'R' } }
+  end
+
+  it 'gives 24 processes forked from a thread while others convert a pool of their own' do
+    output = ruby(<<~RUBY, seconds: 240)
+      page = #{page_code}
+      store = RubyLLM.file_store.directory(#{tmp_dir.inspect})
+      read = RubyLLM::FileStore::Tools::ReadFile.new(store)
+      busy = Array.new(3) { Thread.new { loop { RubyLLM::FileStore::Native.convert_html(page) } } }
+      # A folder store's conversion under way at each fork: a new version each time.
+      folder = Thread.new do
+        loop do
+          store.write('slow.html', page + rand.to_s)
+          read.call(path: 'slow.html', limit: 1)
+        end
+      end
+      sleep 0.5
+      children = Thread.new do
+        Array.new(24) do |n|
+          sleep(rand * 0.05)
+          fork do
+            Timeout.timeout(60) do
+              small = RubyLLM::FileStore::Native.convert_html("<p>child \#{n}</p>")[:text]
+              slow = read.call(path: 'slow.html', limit: 1)
+              exit!(small == "child \#{n}\\n" && slow.include?('a few words') ? 0 : 1)
+            end
+          rescue Timeout::Error
+            exit!(2)
+          end
+        end
+      end.value
+      deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 150
+      codes = children.map do |pid|
+        status = nil
+        status = Process.waitpid2(pid, Process::WNOHANG)&.last until status || Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
+        next status.exitstatus if status
+
+        Process.kill(:KILL, pid)
+        Process.waitpid(pid)
+        'deadlocked'
+      end
+      [*busy, folder].each(&:kill)
+      puts codes.tally.map { |code, count| "\#{code}: \#{count}" }.join(", ")
+    RUBY
+    expect(output).to eq("0: 24\n")
+  end
+
+  it 'leaves app code that calls Process.waitall or Process.wait(-1) no worker to wait for' do
+    output = ruby(<<~RUBY, seconds: 60)
+      RubyLLM::FileStore::Native.convert_html('<p>warm</p>')
+      pid = fork { exit!(3) }
+      started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      reaped = Timeout.timeout(10) { Process.waitall } rescue 'hung'
+      waited = Timeout.timeout(10) { Process.wait(-1) rescue Errno::ECHILD } rescue 'hung'
+      reaped = reaped.map { |p, s| [p == pid, s.exitstatus] } if reaped.is_a?(Array)
+      puts [reaped, waited].inspect
+      puts RubyLLM::FileStore::Native.convert_html('<p>after</p>')[:text]
+    RUBY
+    expect(output).to eq("[[[true, 3]], Errno::ECHILD]\nafter\n")
+  end
+
+  it 'reads a document whose worker was killed from outside, and keeps no refusal of it' do
+    store = RubyLLM.file_store.memory
+    store.write('big.html', slow_page(0))
+    read = RubyLLM::FileStore::Tools::ReadFile.new(store)
+    killer = Thread.new { Process.kill(:KILL, running_worker) }
+    first = read.call(path: 'big.html', limit: 1)
+    killer.join
+    expect(first).to include('before 0')
+    # An idle worker killed, as the OOM killer would: the next document never read before reads.
+    ConvertWorkers.pids.each { |pid| Process.kill(:KILL, pid) }
+    store.write('fresh.html', '<p>fresh page</p>')
+    expect(read.call(path: 'fresh.html')).to include('fresh page')
+    expect(read.call(path: 'big.html', limit: 1)).to include('before 0')
+  end
+
+  it 'ends a conversion whose worker was stopped at the wall-clock bound, keeping nothing' do
+    store = RubyLLM.file_store.memory
+    # A page of its own: one converted before, by any example, is read from the cache.
+    store.write('big.html', "#{page}<p>#{SecureRandom.hex}</p>")
+    read = RubyLLM::FileStore::Tools::ReadFile.new(store)
+    RubyLLM::FileStore.raise_converter_errors = false
+    log = StringIO.new
+    allow(RubyLLM).to receive(:logger).and_return(Logger.new(log))
+    wall = RubyLLM::FileStore::Native.converter_wall_limit
+    RubyLLM::FileStore::Native.converter_wall_limit = 2
+    stopper = Thread.new { Process.kill(:STOP, running_worker) }
+    started = now
+    answer = read.call(path: 'big.html', limit: 1)
+    stopper.join
+    expect(now - started).to be < 30
+    expect(answer).to eq('Error: big.html could not be read now: a convert worker did not answer within 2 seconds ' \
+                         '(stopped, or the machine too busy to give it CPU time) and was killed')
+    expect(wait_until(10) { ConvertWorkers.pids.none? { |pid| ConvertWorkers.state(pid) == 'T' } }).to be(true)
+    expect(log.string).to include('ERROR -- : ruby_llm-file_store: big.html could not be read now')
+    RubyLLM::FileStore::Native.converter_wall_limit = wall
+    expect(read.call(path: 'big.html', limit: 1)).to include('a few words')
+  ensure
+    RubyLLM::FileStore::Native.converter_wall_limit = wall if wall
+    RubyLLM::FileStore.raise_converter_errors = nil
+  end
+
+  it 'keeps no zombie in an app that is PID 1, after 100 conversions cut short by Timeout' do
+    unshare = %w[unshare --pid --fork --mount-proc]
+    skip 'needs unshare --pid' unless system(*unshare, 'true', err: File::NULL)
+    output = ruby(<<~RUBY, prefix: unshare, seconds: 240)
+      page = #{page_code}
+      100.times do |n|
+        Timeout.timeout(n.even? ? 0.02 : 0.2) { RubyLLM::FileStore::Native.convert_html(page) }
+      rescue Timeout::Error
+        nil
+      end
+      RubyLLM::FileStore::Native.convert_html('<p>last</p>')
+      sleep 0.5
+      zombies = Dir['/proc/[0-9]*/stat'].count { |stat| File.read(stat).split(') ').last.start_with?('Z') rescue false }
+      puts "pid \#{Process.pid}, zombies \#{zombies}"
+    RUBY
+    expect(output).to eq("pid 1, zombies 0\n")
+  end
+
+  it 'converts a tiny document of one store within one conversion while 12 reads of another fill every worker' do
+    busy = RubyLLM.file_store.memory
+    12.times { |n| busy.write("slow-#{n}.html", slow_page(n)) }
+    quiet = RubyLLM.file_store.memory
+    durations = Queue.new
+    readers = Array.new(12) do |n|
+      Thread.new do
+        started = now
+        RubyLLM::FileStore::Tools::ReadFile.new(busy).call(path: "slow-#{n}.html", limit: 1)
+        durations << (now - started)
+      end
+    end
+    wait_until(30) { RubyLLM::FileStore::Native.converter_workers == 4 }
+    sleep 0.2
+    waits = Array.new(2) do |n|
+      quiet.write("tiny-#{n}.html", "<p>tiny #{n}</p>")
+      started = now
+      expect(RubyLLM::FileStore::Tools::ReadFile.new(quiet).call(path: "tiny-#{n}.html")).to include("tiny #{n}")
+      now - started
+    end
+    readers.each(&:join)
+    conversion = Array.new(durations.size) { durations.pop }.min
+    # The first of the 12 reads waited for no one: its time is one conversion's.
+    expect(waits.max).to be < conversion
+  end
+
+  it 'raises an error naming where the worker was looked for and why it cannot run, and keeps nothing' do
+    store = RubyLLM.file_store.memory
+    store.write('report.html', '<p>quarterly report</p>')
+    read = RubyLLM::FileStore::Tools::ReadFile.new(store)
+    program = RubyLLM::FileStore::Native.converter_program
+    log = StringIO.new
+    allow(RubyLLM).to receive(:logger).and_return(Logger.new(log))
+    missing = File.join(tmp_dir, 'file_store_convert')
+    RubyLLM::FileStore::Native.converter_program = missing
+    RubyLLM::FileStore.raise_converter_errors = true
+    expect { read.call(path: 'report.html') }
+      .to raise_error(RubyLLM::FileStore::WorkerError,
+                      "report.html could not be read now: the convert worker #{missing} cannot run: " \
+                      'there is no file there')
+    RubyLLM::FileStore.raise_converter_errors = false
+    File.write(missing, File.binread(program))
+    RubyLLM::FileStore::Native.converter_program = missing
+    expect(read.call(path: 'report.html'))
+      .to eq("Error: report.html could not be read now: the convert worker #{missing} cannot run: it may not be " \
+             'run there (not executable, or on a file system mounted noexec)')
+    expect(log.string).to include("ERROR -- : ruby_llm-file_store: report.html could not be read now: the convert worker #{missing}")
+    RubyLLM::FileStore::Native.converter_program = program
+    expect(read.call(path: 'report.html')).to include('quarterly report')
+  ensure
+    RubyLLM::FileStore::Native.converter_program = program if program
+    RubyLLM::FileStore.raise_converter_errors = nil
+  end
+end

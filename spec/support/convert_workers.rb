@@ -1,0 +1,54 @@
+# frozen_string_literal: true
+
+# The convert workers of a process, as /proc shows them: the children of its
+# supervisor, the `file_store_convert supervise <pid>` process started outside it.
+module ConvertWorkers
+  module_function
+
+  # The pid of +app+'s supervisor, or nil when it has none.
+  def supervisor(app = Process.pid)
+    Dir['/proc/[0-9]*/cmdline'].each do |cmdline|
+      return File.basename(File.dirname(cmdline)).to_i if File.binread(cmdline).end_with?("\0supervise\0#{app}\0")
+    rescue SystemCallError
+      next
+    end
+    nil
+  end
+
+  # The pids of +app+'s workers (its own children, where a build has no supervisor).
+  def pids(app = Process.pid)
+    parent = supervisor(app)
+    children = "/proc/#{parent}/task/#{parent}/children"
+    return File.read(children).split.map(&:to_i) if parent && File.exist?(children)
+
+    children_named(parent || app)
+  end
+
+  # The pids of +parent+'s children that are convert workers, from each process's stat.
+  def children_named(parent)
+    Dir['/proc/[0-9]*/stat'].filter_map do |stat|
+      fields = File.read(stat)
+      next unless fields.include?('(file_store_conv') && fields.split(') ').last.to_s.split[1].to_i == parent
+
+      File.basename(File.dirname(stat)).to_i
+    rescue SystemCallError
+      nil
+    end
+  end
+
+  # The state letter of process +pid+ (R running, S sleeping, T stopped, Z zombie).
+  def state(pid)
+    File.read("/proc/#{pid}/stat").split(') ').last.to_s.split.first
+  rescue SystemCallError
+    nil
+  end
+
+  # The resident memory of +app+'s workers together, in bytes.
+  def rss(app = Process.pid)
+    pids(app).sum do |pid|
+      File.read("/proc/#{pid}/status")[/VmRSS:\s+(\d+)/, 1].to_i << 10
+    rescue SystemCallError
+      0
+    end
+  end
+end
