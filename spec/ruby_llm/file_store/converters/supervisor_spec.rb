@@ -19,9 +19,9 @@ RSpec.describe 'The convert supervisor', :slow do
   let(:page) { "<p>#{'a few words in a paragraph ' * 400_000}</p>" }
   let(:page_code) { "\"<p>\#{'a few words in a paragraph ' * 400_000}</p>\"" }
   # A page of little text a worker spends its 2 seconds of CPU on (then cuts it), as
-  # a slow spreadsheet does: +n+ makes each one a document of its own.
-  def slow_page(number)
-    "<p>before #{number}</p><p#{Array.new(200_000) { |i| " a#{i}=\"\"" }.join}>attrs</p>"
+  # a slow spreadsheet does: +label+ makes each one a document of its own.
+  def slow_page(label)
+    "<p>before #{label}</p><p#{Array.new(200_000) { |i| " a#{i}=\"\"" }.join}>attrs</p>"
   end
 
   def now
@@ -112,17 +112,20 @@ RSpec.describe 'The convert supervisor', :slow do
 
   it 'reads a document whose worker was killed from outside, and keeps no refusal of it' do
     store = RubyLLM.file_store.memory
-    store.write('big.html', slow_page(0))
+    # A page of its own: one another example converted first is read from the cache,
+    # and no worker would be running to kill.
+    label = SecureRandom.hex
+    store.write('big.html', slow_page(label))
     read = RubyLLM::FileStore::Tools::ReadFile.new(store)
     killer = Thread.new { Process.kill(:KILL, running_worker) }
     first = read.call(path: 'big.html', limit: 1)
     killer.join
-    expect(first).to include('before 0')
+    expect(first).to include("before #{label}")
     # An idle worker killed, as the OOM killer would: the next document never read before reads.
     ConvertWorkers.pids.each { |pid| Process.kill(:KILL, pid) }
     store.write('fresh.html', '<p>fresh page</p>')
     expect(read.call(path: 'fresh.html')).to include('fresh page')
-    expect(read.call(path: 'big.html', limit: 1)).to include('before 0')
+    expect(read.call(path: 'big.html', limit: 1)).to include("before #{label}")
   end
 
   it 'ends a conversion whose worker was stopped at the wall-clock bound, keeping nothing' do
