@@ -43,6 +43,13 @@ module ConvertWorkers
     nil
   end
 
+  # The CPU time process +pid+ has used, in clock ticks (utime + stime), 0 when it is gone.
+  def cpu_ticks(pid)
+    File.read("/proc/#{pid}/stat").split(') ').last.split.values_at(11, 12).sum(&:to_i)
+  rescue SystemCallError
+    0
+  end
+
   # The resident memory of +app+'s workers together, in bytes.
   def rss(app = Process.pid)
     pids(app).sum do |pid|

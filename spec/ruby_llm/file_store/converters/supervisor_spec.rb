@@ -18,10 +18,10 @@ RSpec.describe 'The convert supervisor', :slow do
   # script of its own (11 MB is too long for an argument).
   let(:page) { "<p>#{'a few words in a paragraph ' * 400_000}</p>" }
   let(:page_code) { "\"<p>\#{'a few words in a paragraph ' * 400_000}</p>\"" }
-  # A page of little text a worker spends its 2 seconds of CPU on (then cuts it), as
-  # a slow spreadsheet does: +label+ makes each one a document of its own.
+  # A page a worker spends about a second of CPU on (3 million character references,
+  # 15 MB), as a slow spreadsheet does: +label+ makes each one a document of its own.
   def slow_page(label)
-    "<p>before #{label}</p><p#{Array.new(200_000) { |i| " a#{i}=\"\"" }.join}>attrs</p>"
+    "<p>before #{label}</p><p>#{'&amp;&lt;&#x41;' * 1_000_000}</p>"
   end
 
   def now
@@ -48,8 +48,21 @@ RSpec.describe 'The convert supervisor', :slow do
     end
   end
 
-  def running_worker
-    wait_until(30) { ConvertWorkers.pids.find { |pid| ConvertWorkers.state(pid) == 'R' } }
+  # The worker converting the document just asked for: one running that has spent
+  # 50 ms of CPU since +before+ (ConvertWorkers.cpu_ticks of each worker then), so
+  # neither a worker starting up nor one finishing another example's page.
+  def running_worker(before)
+    wait_until(30) do
+      ConvertWorkers.pids.find do |pid|
+        ConvertWorkers.state(pid) == 'R' && ConvertWorkers.cpu_ticks(pid) - before.fetch(pid, 0) >= 5
+      end
+    end
+  end
+
+  # Each worker's CPU time now, once none is busy with another example's page.
+  def workers_at_rest
+    wait_until(60) { ConvertWorkers.pids.none? { |pid| ConvertWorkers.state(pid) == 'R' } }
+    ConvertWorkers.pids.to_h { |pid| [pid, ConvertWorkers.cpu_ticks(pid)] }
   end
 
   it 'gives 24 processes forked from a thread while others convert a pool of their own' do
@@ -117,7 +130,8 @@ RSpec.describe 'The convert supervisor', :slow do
     label = SecureRandom.hex
     store.write('big.html', slow_page(label))
     read = RubyLLM::FileStore::Tools::ReadFile.new(store)
-    killer = Thread.new { Process.kill(:KILL, running_worker) }
+    before = workers_at_rest
+    killer = Thread.new { Process.kill(:KILL, running_worker(before)) }
     first = read.call(path: 'big.html', limit: 1)
     killer.join
     expect(first).to include("before #{label}")
@@ -131,14 +145,15 @@ RSpec.describe 'The convert supervisor', :slow do
   it 'ends a conversion whose worker was stopped at the wall-clock bound, keeping nothing' do
     store = RubyLLM.file_store.memory
     # A page of its own: one converted before, by any example, is read from the cache.
-    store.write('big.html', "#{page}<p>#{SecureRandom.hex}</p>")
+    store.write('big.html', slow_page(SecureRandom.hex))
     read = RubyLLM::FileStore::Tools::ReadFile.new(store)
     RubyLLM::FileStore.raise_converter_errors = false
     log = StringIO.new
     allow(RubyLLM).to receive(:logger).and_return(Logger.new(log))
     wall = RubyLLM::FileStore::Native.converter_wall_limit
     RubyLLM::FileStore::Native.converter_wall_limit = 2
-    stopper = Thread.new { Process.kill(:STOP, running_worker) }
+    before = workers_at_rest
+    stopper = Thread.new { Process.kill(:STOP, running_worker(before)) }
     started = now
     answer = read.call(path: 'big.html', limit: 1)
     stopper.join
@@ -148,7 +163,7 @@ RSpec.describe 'The convert supervisor', :slow do
     expect(wait_until(10) { ConvertWorkers.pids.none? { |pid| ConvertWorkers.state(pid) == 'T' } }).to be(true)
     expect(log.string).to include('ERROR -- : ruby_llm-file_store: big.html could not be read now')
     RubyLLM::FileStore::Native.converter_wall_limit = wall
-    expect(read.call(path: 'big.html', limit: 1)).to include('a few words')
+    expect(read.call(path: 'big.html', limit: 1)).to include('before')
   ensure
     RubyLLM::FileStore::Native.converter_wall_limit = wall if wall
     RubyLLM::FileStore.raise_converter_errors = nil
