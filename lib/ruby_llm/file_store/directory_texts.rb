@@ -28,13 +28,12 @@ module RubyLLM
           return super unless chain
 
           converted = native_text(file, chain, config)
-          version = read_version(*converted.values_at(:digest, :size, :mtime, :stamp))
-          return [converted[:text], version] if converted[:text]
+          return converted.values_at(:text, :version) if converted[:text]
           raise Converters::Builtin.unreadable(file.path, converted[:why]) if converted[:stopped]
           # A type that holds text is read as it is when its converters give nothing.
           return super if Converters::Text.readable_type?(file.content_type)
 
-          [nil, version]
+          [nil, converted[:version]]
         end
 
         private
