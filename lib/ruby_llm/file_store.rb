@@ -167,9 +167,10 @@ module RubyLLM
 
     # The text of the file at +path+, as #text, and the version of the file it
     # came from (see Reads): the bytes converted are read once, and their text is
-    # kept as the conversion of a version only when they are that version.
-    def text_and_version(path, config: nil) # :nodoc:
-      file = find(path)
+    # kept as the conversion of a version only when they are that version. +file+,
+    # the StoredFile at +path+ when the caller has just found it, spares a look-up.
+    def text_and_version(path, config: nil, file: nil) # :nodoc:
+      file ||= find(path)
       if Converters.never_text?(file.content_type, file.byte_size, config:) { |bytes| head(file.path, bytes) }
         return [nil, Reads.version_of_file(file)]
       end

@@ -22,8 +22,8 @@ module RubyLLM
         # The text of the file at +path+ and the version it came from. A type only
         # the built-in converters read is converted in the native core, once per
         # version of the file for the whole process; other types as every store does.
-        def text_and_version(path, config: nil) # :nodoc:
-          file = find(path)
+        def text_and_version(path, config: nil, file: nil) # :nodoc:
+          file ||= find(path)
           chain = Converters.native_chain(file.content_type, config:)
           return super unless chain
 

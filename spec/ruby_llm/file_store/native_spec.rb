@@ -103,10 +103,10 @@ RSpec.describe RubyLLM::FileStore::Native, :native do
   it 'tells which types hold text by the one rule of the core' do
     kinds = %w[text/plain application/json image/svg+xml image/png audio/mpeg application/zip] +
             ['', 'application/octet-stream']
-    expect(kinds.map { |type| native.text_type(type) }).to eq([:text, :text, :text, false, false, false,
-                                                               :unknown, :unknown])
+    expect(kinds.map { |type| native.type_rules(type)[:text] }).to eq([:text, :text, :text, false, false, false,
+                                                                       :unknown, :unknown])
     expect(kinds.map { |type| RubyLLM::FileStore::Converters::Text.readable_type?(type) })
-      .to eq(kinds.map { |type| native.text_type(type) })
+      .to eq(kinds.map { |type| native.type_rules(type)[:text] })
   end
 
   it "says why a file is no text in the search's own words, by one decision" do
