@@ -167,9 +167,10 @@ module RubyLLM
 
     # The text of the file at +path+, as #text, and the version of the file it
     # came from (see Reads): the bytes converted are read once, and their text is
-    # kept as the conversion of a version only when they are that version.
-    def text_and_version(path, config: nil) # :nodoc:
-      file = find(path)
+    # kept as the conversion of a version only when they are that version. +file+,
+    # the StoredFile at +path+ when the caller has just found it, spares a look-up.
+    def text_and_version(path, config: nil, file: nil) # :nodoc:
+      file ||= find(path)
       if Converters.never_text?(file.content_type, file.byte_size, config:) { |bytes| head(file.path, bytes) }
         return [nil, Reads.version_of_file(file)]
       end
@@ -217,20 +218,20 @@ module RubyLLM
       @text_cache[file] = text
     end
 
-    # Lines of the file at +path+ as read_file shows them (a Native::Slice, with
-    # its text and trailer), and the version of the file they came from (see
-    # Reads), or nil when unknown. Stores that can stream a file override it, so a
-    # read of a few lines does not load the whole file.
+    # Lines of the file at +path+ as read_file shows them, in the one Hash the core
+    # answers with: +:text+, +:trailer+ (nil when there is nothing to say) and
+    # +:version+, the version of the file they came from as Reads keeps it, nil
+    # when the bytes cannot tell it (past Reads::DIGEST_LIMIT). Stores that can
+    # stream a file override it, so a read of a few lines does not load the whole
+    # file.
     def read_lines(path, offset:, limit:, max_chars:) # :nodoc:
-      bytes = read(path)
-      [Native.read_lines(bytes, offset:, limit:, max_chars:), Reads.version_of_bytes(bytes)]
+      Native.read_lines(read(path), offset:, limit:, max_chars:)
     end
 
-    # Characters of the file at +path+ as read_file shows them (a Native::Slice),
-    # streamed where the store can, and the version they came from.
+    # Characters of the file at +path+ as read_file shows them, in a Hash as
+    # #read_lines gives, streamed where the store can.
     def read_chars(path, offset:, limit:) # :nodoc:
-      bytes = read(path)
-      [Native.read_chars(bytes, offset:, limit:), Reads.version_of_bytes(bytes)]
+      Native.read_chars(read(path), offset:, limit:)
     end
 
     # The first +bytes+ bytes of the file at +path+.

@@ -54,6 +54,13 @@ impl Version {
     }
 }
 
+/// The version of bytes handed in whole (a store's file Ruby holds, a converted
+/// file's bytes): their SHA-256 in hex within [`DIGEST_LIMIT`], else `None`, as
+/// such a file is known by its size and stamp, which only its store can give.
+pub fn of_bytes(bytes: &[u8]) -> Option<String> {
+    (bytes.len() as u64 <= DIGEST_LIMIT).then(|| hex::encode(Sha256::digest(bytes)))
+}
+
 /// What tells a version of a file past [`DIGEST_LIMIT`] from another of the same
 /// size and time of change, as one opaque string: what no program can set back,
 /// and what does not depend on the clock.
@@ -142,6 +149,14 @@ pub fn read_versioned<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bytes_within_the_limit_are_known_by_their_digest() {
+        assert_eq!(
+            of_bytes(b"abc").as_deref(),
+            Some("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        );
+    }
 
     #[test]
     fn a_digest_past_the_limit_is_dropped() {

@@ -1,6 +1,7 @@
 //! The binding's value conversions, in one place: Ruby values to the core's
 //! inputs (bytes, paths, search options and inputs, converter plans, run limits),
-//! and the core's results to Ruby values (search results, text kinds, runs).
+//! and the core's results to Ruby values (search results, text kinds, read windows
+//! and versions, runs).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -8,10 +9,12 @@ use std::time::Duration;
 
 use magnus::scan_args::{get_kwargs, scan_args, ScanArgsRequired};
 use magnus::{
-    exception, prelude::*, Error, IntoValue, RArray, RHash, RString, Ruby, Symbol, TryConvert,
-    Value,
+    exception, prelude::*, Error, IntoValue, RArray, RClass, RHash, RString, Ruby, Symbol,
+    TryConvert, Value,
 };
 
+use file_store_base::text::Shown;
+use file_store_base::version::Version;
 use file_store_documents::Kind;
 use file_store_sandbox::{Limits, Outcome};
 use file_store_search::tree::{Given, Plan, Step};
@@ -168,6 +171,45 @@ pub fn text_kind(ruby: &Ruby, holds_text: Option<bool>) -> Value {
         None => Symbol::new("unknown").into_value_with(ruby),
         Some(false) => ruby.qfalse().as_value(),
     }
+}
+
+/// A window `read_file` shows, as one Hash Ruby reads by name: `{text:, trailer:,
+/// version:}`, the trailer nil when there is nothing to say and `version` the
+/// version the read went through (see `version`), nil where the core cannot tell it.
+pub fn shown(ruby: &Ruby, shown: Shown, version: Value) -> Result<RHash, Error> {
+    named(
+        ruby,
+        &[
+            ("text", ruby.into_value(shown.text)),
+            ("trailer", ruby.into_value(shown.trailer)),
+            ("version", version),
+        ],
+    )
+}
+
+/// A version the core computed, in the form `Reads` keeps and compares (see
+/// `Reads.size_and_time` in `reads.rb`), so Ruby does not rebuild it: the digest
+/// within `DIGEST_LIMIT`, else `[:size_and_time, size, time, stamp]`, whose time is
+/// nil when the stamp tells the version (as it does for every read of a folder).
+pub fn version(ruby: &Ruby, version: Version) -> Result<Value, Error> {
+    if let Some(digest) = version.digest {
+        return Ok(ruby.into_value(digest));
+    }
+    let time = match version.stamp {
+        Some(_) => ruby.qnil().as_value(),
+        None => {
+            let (seconds, nanoseconds) = version.mtime;
+            let time: RClass = ruby.class_object().const_get("Time")?;
+            time.funcall("at", (seconds, nanoseconds, ruby.to_symbol("nsec")))?
+        }
+    };
+    let values = [
+        ruby.to_symbol("size_and_time").as_value(),
+        ruby.into_value(version.size),
+        time,
+        ruby.into_value(version.stamp),
+    ];
+    Ok(ruby.ary_new_from_values(&values).as_value())
 }
 
 /// The names of `Limits`' fields Ruby passes, all but the timeout.

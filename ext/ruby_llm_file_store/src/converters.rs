@@ -8,7 +8,8 @@
 //! for when every worker is busy. `converter_program=` names the worker
 //! executable the gem ships, `converter_wall_limit=` how many seconds one
 //! conversion may take on the wall clock. Which converters read a type is
-//! asked here too: `converter_keys` (the registry's lookup order) and `reading`.
+//! asked here too (`reading`); the registry's lookup order for a type is in
+//! `paths.rs`' `type_rules`.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -17,7 +18,7 @@ use magnus::scan_args::scan_args;
 use magnus::{function, prelude::*, Error, RArray, RHash, RModule, RString, Ruby, Value};
 
 use file_store_documents::{pool, Kind, Refusal};
-use file_store_search::tree::{self, Reading};
+use file_store_search::tree::Reading;
 
 use crate::convert::{self, owned_bytes};
 use crate::errors;
@@ -33,7 +34,6 @@ pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
     native.define_module_function("converter_program=", function!(set_program, 1))?;
     native.define_module_function("converter_program", function!(program, 0))?;
     native.define_module_function("converter_workers", function!(pool::running, 0))?;
-    native.define_module_function("converter_keys", function!(converter_keys, 1))?;
     native.define_module_function("reading", function!(reading, 2))?;
     let names: Vec<&str> = Kind::ALL.iter().map(|kind| kind.name()).collect();
     native.const_set("CONVERTERS", names)?;
@@ -96,12 +96,6 @@ fn office(ruby: &Ruby, args: &[Value]) -> Result<RHash, Error> {
 
 fn html(ruby: &Ruby, args: &[Value]) -> Result<RHash, Error> {
     run(ruby, args, Kind::Html)
-}
-
-/// The keys of a converter registry that read `content_type`, in the order they
-/// are tried: the type, its family, `*/*`.
-fn converter_keys(content_type: String) -> Vec<String> {
-    tree::converter_keys(&content_type)
 }
 
 /// What reads a file of `content_type` by `plan` (see `convert::plan`): nil when no

@@ -22,7 +22,6 @@ use crate::errors;
 use crate::lock::Lock;
 use crate::named::named;
 use crate::nogvl::{nogvl, nogvl_retrying};
-use crate::slice::Slice;
 use crate::writer::Writer;
 
 /// How much a read fills between checks for an interrupt.
@@ -86,10 +85,12 @@ impl Directory {
         )
     }
 
-    fn stat(ruby: &Ruby, rb_self: &Self, path: StorePath) -> Result<Option<Entry>, Error> {
+    /// The file at `path` as one Hash (see `Entry::named`), nil when there is none.
+    fn stat(ruby: &Ruby, rb_self: &Self, path: StorePath) -> Result<Option<RHash>, Error> {
         let path = path.0;
 
-        Ok(off_gvl(ruby, || rb_self.root.stat(&path))?.map(Entry))
+        let entry = off_gvl(ruby, || rb_self.root.stat(&path))?;
+        entry.map(|entry| Entry(entry).named(ruby)).transpose()
     }
 
     /// Reads the file straight into a Ruby string of its size, so a large file is
@@ -208,9 +209,9 @@ impl Directory {
     }
 
     /// `read_lines(path, offset:, limit:, max_chars:)`: lines `offset..offset +
-    /// limit` of the file at `path`, each cut at `max_chars`, with their trailer
-    /// and the version read.
-    fn read_lines(ruby: &Ruby, rb_self: &Self, args: &[Value]) -> Result<Slice, Error> {
+    /// limit` of the file at `path`, each cut at `max_chars`, as `{text:, trailer:,
+    /// version:}`, the version the one descriptor read (see `convert::shown`).
+    fn read_lines(ruby: &Ruby, rb_self: &Self, args: &[Value]) -> Result<RHash, Error> {
         let ((path,), kw) = convert::keywords::<(StorePath,)>(args)?;
         let (offset, limit, max_chars) = convert::lines_window(kw)?;
         let path = path.0;
@@ -221,12 +222,12 @@ impl Directory {
                 text::lines_shown(reader, size, offset, limit, max_chars)
             })
         })?;
-        Ok(Slice::of_file(shown, version))
+        convert::shown(ruby, shown, convert::version(ruby, version)?)
     }
 
     /// `read_chars(path, offset:, limit:)`: characters `offset..offset + limit` of
-    /// the file at `path`, with their trailer and the version read.
-    fn read_chars(ruby: &Ruby, rb_self: &Self, args: &[Value]) -> Result<Slice, Error> {
+    /// the file at `path`, as `read_lines` gives its lines.
+    fn read_chars(ruby: &Ruby, rb_self: &Self, args: &[Value]) -> Result<RHash, Error> {
         let ((path,), kw) = convert::keywords::<(StorePath,)>(args)?;
         let (offset, limit) = convert::chars_window(kw)?;
         let path = path.0;
@@ -237,7 +238,7 @@ impl Directory {
                 text::chars_shown(reader, offset, limit)
             })
         })?;
-        Ok(Slice::of_file(shown, version))
+        convert::shown(ruby, shown, convert::version(ruby, version)?)
     }
 
     /// Searches `entries`, `[path, bytes]` pairs, as `options` (see

@@ -77,10 +77,9 @@ fn caller_paths(
 
 /// The text `names`, built-in converters tried in order, read from the file at
 /// `path`, from the cache when this version was converted before: `{text:, why:,
-/// stopped:, digest:, size:, mtime:, stamp:}`, text nil and why given when none
-/// read it, stopped true when the document stopped its worker, digest nil past the
-/// digest limit and stamp nil within it.
-#[allow(clippy::type_complexity)]
+/// stopped:, version:}`, text nil and why given when none read it, stopped true
+/// when the document stopped its worker, and the version converted as Ruby keeps
+/// it (see `convert::version`).
 fn converted(
     ruby: &Ruby,
     rb_self: &Directory,
@@ -104,17 +103,8 @@ fn converted(
             .map(|conversion| (conversion, stamp))
     })?;
     let (conversion, stamp) = found.map_err(|e| errors::map(ruby, e))?;
-    let Version {
-        digest,
-        size,
-        mtime,
-        stamp,
-    } = Version::new(
-        conversion.size,
-        conversion.mtime,
-        Some(conversion.digest.clone()),
-        stamp,
-    );
+    let digest = Some(conversion.digest.clone());
+    let version = Version::new(conversion.size, conversion.mtime, digest, stamp);
     let stopped = matches!(conversion.text, Err(Refusal::Stopped(_)));
     let (text, why) = match &conversion.text {
         Ok(text) => (Some(text.to_string()), None),
@@ -126,10 +116,7 @@ fn converted(
             ("text", ruby.into_value(text)),
             ("why", ruby.into_value(why)),
             ("stopped", ruby.into_value(stopped)),
-            ("digest", ruby.into_value(digest)),
-            ("size", ruby.into_value(size)),
-            ("mtime", ruby.into_value(mtime)),
-            ("stamp", ruby.into_value(stamp)),
+            ("version", convert::version(ruby, version)?),
         ],
     )
 }

@@ -18,7 +18,6 @@ mod nogvl;
 mod passage_index;
 mod paths;
 mod run;
-mod slice;
 mod snapshot;
 mod text;
 mod writer;
@@ -40,7 +39,6 @@ fn init(ruby: &Ruby) -> Result<(), Error> {
     nogvl::init(ruby);
     paths::define(ruby, native)?;
     entry::define(ruby, native)?;
-    slice::define(ruby, native)?;
     let directory = directory::define(ruby, native)?;
     directory_texts::define(&directory)?;
     writer::define(ruby, native)?;
@@ -60,7 +58,6 @@ fn init(ruby: &Ruby) -> Result<(), Error> {
 fn wrapped_classes(ruby: &Ruby) {
     use magnus::TypedData;
     entry::Entry::class(ruby);
-    slice::Slice::class(ruby);
     directory::Directory::class(ruby);
     writer::Writer::class(ruby);
     lock::Lock::class(ruby);

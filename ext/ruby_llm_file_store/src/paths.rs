@@ -1,8 +1,9 @@
 //! Module functions on Native for paths and content types.
 
-use magnus::{function, Error, RHash, RModule, RString, Ruby, Value};
+use magnus::{function, Error, RHash, RModule, RString, Ruby};
 
 use file_store_base::{content_type, path, spill as spilling, text};
+use file_store_search::tree;
 
 use crate::named::named;
 
@@ -13,7 +14,7 @@ pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
     native.define_module_function("numbered", function!(numbered, 2))?;
     native.define_module_function("spill", function!(spill, 2))?;
     native.define_module_function("text_types", function!(text_types, 0))?;
-    native.define_module_function("text_type", function!(text_type, 1))?;
+    native.define_module_function("type_rules", function!(type_rules, 1))?;
     Ok(())
 }
 
@@ -67,8 +68,16 @@ fn text_types() -> Vec<&'static str> {
     content_type::TEXT_TYPES.to_vec()
 }
 
-/// Whether files of `content_type` hold text, by the core's one rule: `:text`,
-/// `:unknown` (the bytes decide: text unless they hold a NUL) or false.
-fn text_type(ruby: &Ruby, content_type: String) -> Value {
-    crate::convert::text_kind(ruby, content_type::holds_text(&content_type))
+/// What the core's rules say of files of `content_type`, in one answer, as a read
+/// asks both: `{converter_keys:, text:}`, the keys of a converter registry that
+/// read it in the order they are tried (the type, its family, `*/*`), and whether
+/// it holds text, `:text`, `:unknown` (the bytes decide: text unless they hold a
+/// NUL) or false.
+fn type_rules(ruby: &Ruby, content_type: String) -> Result<RHash, Error> {
+    let keys = tree::converter_keys(&content_type);
+    let text = crate::convert::text_kind(ruby, content_type::holds_text(&content_type));
+    named(
+        ruby,
+        &[("converter_keys", ruby.into_value(keys)), ("text", text)],
+    )
 }

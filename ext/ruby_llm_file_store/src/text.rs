@@ -9,17 +9,18 @@ use magnus::{function, prelude::*, Error, RArray, RHash, RModule, RString, Ruby,
 use file_store_base::cancel::{self, Reader};
 use file_store_base::edit::{self, Edited};
 use file_store_base::text;
+use file_store_base::version;
 use file_store_search::{self as search, Source};
 
 use crate::convert::{self, owned_bytes};
 use crate::errors;
 use crate::named::named;
 use crate::nogvl::nogvl;
-use crate::slice::Slice;
 
 pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
     native.define_module_function("read_lines", function!(read_lines, -1))?;
     native.define_module_function("read_chars", function!(read_chars, -1))?;
+    native.define_module_function("version_of_bytes", function!(version_of_bytes, 1))?;
     native.define_module_function("binary?", function!(binary, 1))?;
     native.define_module_function("cut_reason", function!(cut_reason, 1))?;
     native.define_module_function("search", function!(search_bytes, 2))?;
@@ -28,36 +29,48 @@ pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
 }
 
 /// `read_lines(bytes, offset:, limit:, max_chars:)`: lines `offset..offset +
-/// limit` of `bytes`, each cut at `max_chars`, with their trailer.
-fn read_lines(ruby: &Ruby, args: &[Value]) -> Result<Slice, Error> {
+/// limit` of `bytes`, each cut at `max_chars`, as `{text:, trailer:, version:}`
+/// (see `convert::shown`), the version that of the bytes (`version::of_bytes`).
+fn read_lines(ruby: &Ruby, args: &[Value]) -> Result<RHash, Error> {
     let ((bytes,), kw) = convert::keywords::<(RString,)>(args)?;
     let (offset, limit, max_chars) = convert::lines_window(kw)?;
     let bytes = owned_bytes(bytes);
     let size = bytes.len() as u64;
-    nogvl(ruby, || {
-        text::lines_shown(
-            Reader::new(bytes.as_slice()),
-            size,
-            offset,
-            limit,
-            max_chars,
-        )
-    })?
-    .map(Slice::of_bytes)
-    .map_err(|e| errors::map(ruby, cancel::from_io("text", e)))
+    let read = nogvl(ruby, || {
+        let reader = Reader::new(bytes.as_slice());
+        let shown = text::lines_shown(reader, size, offset, limit, max_chars)?;
+        Ok((shown, version::of_bytes(&bytes)))
+    })?;
+    of_bytes(ruby, read)
 }
 
 /// `read_chars(bytes, offset:, limit:)`: characters `offset..offset + limit` of
-/// `bytes`, with their trailer.
-fn read_chars(ruby: &Ruby, args: &[Value]) -> Result<Slice, Error> {
+/// `bytes`, as `read_lines` gives its lines.
+fn read_chars(ruby: &Ruby, args: &[Value]) -> Result<RHash, Error> {
     let ((bytes,), kw) = convert::keywords::<(RString,)>(args)?;
     let (offset, limit) = convert::chars_window(kw)?;
     let bytes = owned_bytes(bytes);
-    nogvl(ruby, || {
-        text::chars_shown(Reader::new(bytes.as_slice()), offset, limit)
-    })?
-    .map(Slice::of_bytes)
-    .map_err(|e| errors::map(ruby, cancel::from_io("text", e)))
+    let read = nogvl(ruby, || {
+        let shown = text::chars_shown(Reader::new(bytes.as_slice()), offset, limit)?;
+        Ok((shown, version::of_bytes(&bytes)))
+    })?;
+    of_bytes(ruby, read)
+}
+
+/// A window read from bytes handed in, with their version, as Ruby reads it.
+fn of_bytes(
+    ruby: &Ruby,
+    read: std::io::Result<(text::Shown, Option<String>)>,
+) -> Result<RHash, Error> {
+    let (shown, digest) = read.map_err(|e| errors::map(ruby, cancel::from_io("text", e)))?;
+    convert::shown(ruby, shown, ruby.into_value(digest))
+}
+
+/// The version of `bytes` (`version::of_bytes`): their digest, or nil past the
+/// digest limit. Hashed off the GVL, from a copy.
+fn version_of_bytes(ruby: &Ruby, bytes: RString) -> Result<Option<String>, Error> {
+    let bytes = owned_bytes(bytes);
+    nogvl(ruby, || version::of_bytes(&bytes))
 }
 
 fn binary(bytes: RString) -> bool {

@@ -99,9 +99,19 @@ module RubyLLM
 
       # The converters to try for +type+: exact matches, then the family
       # (<tt>image/*</tt>), then <tt>*/*</tt>, each an Array tried in order. The
-      # order is the core's, which its search follows (Native.converter_keys).
-      def candidates(registry, type)
-        Native.converter_keys(type.to_s).flat_map { |key| Array(registry[key]) }.compact
+      # order is the core's, which its search follows (+rules+, type_rules' answer,
+      # given by a caller that already asked).
+      def candidates(registry, type, rules = type_rules(type))
+        rules[:converter_keys].flat_map { |key| Array(registry[key]) }.compact
+      end
+
+      # What the core's rules say of files of +type+, in one answer: the registry
+      # keys that read it, in the order tried (+:converter_keys+), and whether it
+      # holds text (+:text+: +:text+, +:unknown+ or false; see
+      # Text.readable_type?). A caller that asks of one type twice keeps the answer
+      # (Tools::TextSource does, for one tool call).
+      def type_rules(type)
+        Native.type_rules(type.to_s)
       end
 
       # The converter registry of +config+, or the gem's own when none is given.
@@ -112,9 +122,10 @@ module RubyLLM
         FileStore.file_converters
       end
 
-      # Whether a converter is registered for +type+ in +config+.
-      def registered?(type, config: nil)
-        candidates(registry(config), type).any?
+      # Whether a converter is registered for +type+ in +config+ (+rules+: see
+      # candidates).
+      def registered?(type, config: nil, rules: type_rules(type))
+        candidates(registry(config), type, rules).any?
       end
 
       # The built-in converters every registry starts with: PDF, the Office,
@@ -156,9 +167,12 @@ module RubyLLM
       # says nothing, the first bytes (which it yields the number of, for the caller
       # to read) hold a NUL. So a 50 GB disk image is answered from its first 8 KB.
       def never_text?(type, size, config: nil, &head)
-        return false if type.nil? || registered?(type, config:)
+        return false if type.nil?
 
-        !Text.text_file?(type, size, &head)
+        rules = type_rules(type)
+        return false if registered?(type, config:, rules:)
+
+        !Text.text_file?(type, size, rules[:text], &head)
       end
 
       # +bytes+ as an attachment a converter or a model takes.
@@ -203,18 +217,19 @@ module RubyLLM
         # Whether a file of +type+ and +size+ is text as it is: its type holds text,
         # or says nothing and the first SNIFF_BYTES (which it yields the number of,
         # for the caller to read) hold no NUL byte.
-        def text_file?(type, size, &)
-          why_not_text(type, size, &).nil?
+        def text_file?(type, size, kind = readable_type?(type), &)
+          why_not_text(type, size, kind, &).nil?
         end
 
         # Why a file of +type+ and +size+ is no text as it is, in the words the
         # core's search uses (Native::NOT_TEXT): nil when its type holds text; when
         # the type says nothing, +"is binary"+ if the bytes it yields for (at most
         # the number given) hold a NUL; +"has no text converter"+ for any other
-        # type. The one decision, by the core's rules (Native.text_type and
+        # type. The one decision, by the core's rules (Native.type_rules and
         # Native.binary?), behind readable?, text_file? and a search's skips.
-        def why_not_text(type, size)
-          case readable_type?(type)
+        # +kind+ is readable_type?'s answer, given by a caller that already has it.
+        def why_not_text(type, size, kind = readable_type?(type))
+          case kind
           when :text then nil
           when :unknown then Native::NOT_TEXT[:binary] if size.positive? && Native.binary?(yield(SNIFF_BYTES))
           else Native::NOT_TEXT[:no_converter]
@@ -225,7 +240,7 @@ module RubyLLM
         # (the bytes decide: text unless they hold a NUL), false otherwise. The
         # core decides, by the rule its search and converters follow.
         def readable_type?(type)
-          Native.text_type(type.to_s)
+          Converters.type_rules(type)[:text]
         end
       end
     end

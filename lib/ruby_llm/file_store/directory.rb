@@ -35,8 +35,8 @@ module RubyLLM
       end
 
       def [](path) # :nodoc:
-        entry = native(path) { |name| @native.stat(name) }
-        entry && stored(entry)
+        found = native(path) { |name| @native.stat(name) }
+        found && ListedFile.found(@native, found)
       end
 
       def read(path) # :nodoc:
@@ -93,14 +93,14 @@ module RubyLLM
         end
       end
 
+      # The core reads the window and works out the version it read through from
+      # the one descriptor, and gives both in one Hash.
       def read_lines(path, offset:, limit:, max_chars:) # :nodoc:
-        slice = native(path) { |name| @native.read_lines(name, offset:, limit:, max_chars:) }
-        [slice, read_version(slice.digest, slice.size, slice.mtime, slice.stamp)]
+        native(path) { |name| @native.read_lines(name, offset:, limit:, max_chars:) }
       end
 
       def read_chars(path, offset:, limit:) # :nodoc:
-        slice = native(path) { |name| @native.read_chars(name, offset:, limit:) }
-        [slice, read_version(slice.digest, slice.size, slice.mtime, slice.stamp)]
+        native(path) { |name| @native.read_chars(name, offset:, limit:) }
       end
 
       def head(path, bytes) # :nodoc:
@@ -154,44 +154,44 @@ module RubyLLM
         end
       end
 
-      # The version a native read showed, as Reads keeps it: the digest of the
-      # bytes read, or for a large file the size, time of change and stamp the core
-      # took before it read.
-      def read_version(digest, size, (seconds, nanoseconds), stamp)
-        Reads.version(size, Time.at(seconds, nanoseconds, :nsec), stamp) { digest }
-      end
-
       def stored(entry)
         ListedFile.new(@native, entry)
       end
 
       # A file of a folder store, over the Native::Entry the native store gave. Its
       # time and digest are worked out when first asked for, so listing many files
-      # builds little for each.
+      # builds little for each; a file a look-up found (ListedFile.found) knows its
+      # path, size, type and time at once, so reading them asks the core nothing.
       class ListedFile < StoredFile # :nodoc:
         # rubocop:disable Lint/MissingSuper
-        def initialize(native, entry)
+        def initialize(native, entry, fields = nil)
           @native = native
           @entry = entry
+          know(fields) if fields
         end
         # rubocop:enable Lint/MissingSuper
 
-        def path = @entry.path
-        def byte_size = @entry.size
+        # The file Native::Directory#stat described in +fields+, its Hash.
+        def self.found(native, fields)
+          new(native, fields[:entry], fields)
+        end
+
+        def path = @path ||= @entry.path
+        def byte_size = @byte_size ||= @entry.size
 
         def content_type
           @content_type ||= @entry.content_type
         end
 
         def updated_at
-          @updated_at ||= Time.at(@entry.mtime_sec, @entry.mtime_nsec, :nsec)
+          @updated_at ||= Time.at(*(@mtime || [@entry.mtime_sec, @entry.mtime_nsec]), :nsec)
         end
 
         # The digest of this version of the file; nil when the file has changed since.
         def digest
           return @digest if defined?(@digest)
 
-          @digest = @entry.digest || @native.digest_of(@entry)
+          @digest = (@known ? @known_digest : @entry.digest) || @native.digest_of(@entry)
         end
 
         # The ctime, device and inode, and the digest of the first and last 64 KB
@@ -201,6 +201,14 @@ module RubyLLM
           return @stamp if defined?(@stamp)
 
           @stamp = @native.stamp_of(@entry)
+        end
+
+        private
+
+        def know(fields)
+          @path, @byte_size, @content_type, @mtime, @known_digest =
+            fields.values_at(:path, :size, :content_type, :mtime, :digest)
+          @known = true
         end
       end
     end

@@ -22,19 +22,18 @@ module RubyLLM
         # The text of the file at +path+ and the version it came from. A type only
         # the built-in converters read is converted in the native core, once per
         # version of the file for the whole process; other types as every store does.
-        def text_and_version(path, config: nil) # :nodoc:
-          file = find(path)
+        def text_and_version(path, config: nil, file: nil) # :nodoc:
+          file ||= find(path)
           chain = Converters.native_chain(file.content_type, config:)
           return super unless chain
 
           converted = native_text(file, chain, config)
-          version = read_version(*converted.values_at(:digest, :size, :mtime, :stamp))
-          return [converted[:text], version] if converted[:text]
+          return converted.values_at(:text, :version) if converted[:text]
           raise Converters::Builtin.unreadable(file.path, converted[:why]) if converted[:stopped]
           # A type that holds text is read as it is when its converters give nothing.
           return super if Converters::Text.readable_type?(file.content_type)
 
-          [nil, version]
+          [nil, converted[:version]]
         end
 
         private

@@ -34,13 +34,12 @@ module RubyLLM
       end
 
       def [](path) # :nodoc:
-        Interrupts.guarded(@mutex) { @files[FileStore.path(path)] }&.first
+        entry_at(path)&.first
       end
 
       def read(path) # :nodoc:
-        path = FileStore.path(path)
-        entry = Interrupts.guarded(@mutex) { @files[path] }
-        raise FileNotFoundError, "No file at #{path}" unless entry
+        entry = entry_at(path)
+        raise FileNotFoundError, "No file at #{FileStore.path(path)}" unless entry
 
         entry.last.dup
       end
@@ -71,6 +70,16 @@ module RubyLLM
       end
 
       private
+
+      # The [StoredFile, bytes] at +path+, or nil. Every key was made by
+      # FileStore.path, which gives a store path back as it is, so a String that is
+      # a key already is looked up as it is, without asking the core to normalise
+      # it (read_file's look-up and read are then no native calls); any other +path+
+      # is normalised first, and raises as FileStore.path does.
+      def entry_at(path)
+        entry = Interrupts.guarded(@mutex) { @files[path] } if path.is_a?(String)
+        entry || Interrupts.guarded(@mutex) { @files[FileStore.path(path)] }
+      end
 
       def binary(content, path)
         return content.b if content.is_a?(String)

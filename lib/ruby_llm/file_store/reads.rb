@@ -52,26 +52,21 @@ module RubyLLM
       end
 
       # The version of +bytes+ a read showed, or nil for content past DIGEST_LIMIT,
-      # which is known by the file's size and time instead.
+      # which is known by the file's size and time instead: the core's answer
+      # (Native.version_of_bytes), as its reads of bytes give it.
       def self.version_of_bytes(bytes)
-        Digest::SHA256.hexdigest(bytes) if bytes.bytesize <= DIGEST_LIMIT
+        Native.version_of_bytes(bytes)
       end
 
       # A version of a file past DIGEST_LIMIT: its size and +stamp+ (see
-      # StoredFile#stamp), or its size and time where the store gives no stamp. A stamp
+      # StoredFile#stamp), or its size and time where the store gives no stamp; the
+      # form the core gives a read's version in too (the binding's
+      # <tt>convert::version</tt>), so the two compare. A stamp
       # changes whenever the time does (a folder's ctime with the mtime, a blob's
       # checksum with its bytes), and the time would not always agree with itself:
       # Rails 7.1 and later touch a row again after its attachment changes.
       def self.size_and_time(size, time, stamp = nil)
         [:size_and_time, size, stamp ? nil : time, stamp]
-      end
-
-      # The version of a file of +size+ bytes changed at +time+: the digest the
-      # block gives, asked only within DIGEST_LIMIT, else (or when it gives nil) the
-      # size, time and +stamp+.
-      def self.version(size, time, stamp = nil)
-        digest = yield if size <= DIGEST_LIMIT
-        digest || size_and_time(size, time, stamp)
       end
 
       # The version of +file+ as the store describes it now. Its stamp, which a

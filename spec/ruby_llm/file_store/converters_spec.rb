@@ -24,7 +24,7 @@ RSpec.describe RubyLLM::FileStore::Converters do
 
   it 'asks the core which converters read a type and what it calls the built-in ones' do
     native = RubyLLM::FileStore::Native
-    expect(native.converter_keys('image/png')).to eq(%w[image/png image/* */*])
+    expect(native.type_rules('image/png')).to eq(converter_keys: %w[image/png image/* */*], text: false)
     expect(RubyLLM::FileStore::Converters::Builtin::CONVERTERS.map { |builtin| builtin::NAME })
       .to match_array(native::CONVERTERS)
     plan = described_class.plan(nil)

@@ -2,8 +2,9 @@
 
 require 'digest/sha2'
 
-# The native boundary: named values (Native::Slice, Native::Entry, search Hashes)
-# instead of positions, and the core's rules and limits exported once.
+# The native boundary: named values (read windows, look-ups and searches as Hashes,
+# a listing's Native::Entry) instead of positions, and the core's rules and limits
+# exported once.
 RSpec.describe RubyLLM::FileStore::Native, :native do
   include TmpDirHelper
 
@@ -28,40 +29,38 @@ RSpec.describe RubyLLM::FileStore::Native, :native do
       slice = native.read_chars(text.b, offset:, limit:)
       window = text.chars[offset, limit] || []
       total = offset + limit >= text.length ? text.length : nil
-      expect([slice.text, slice.trailer]).to eq([window.join, reference_trailer(offset, window.size, total)]),
-                                             "offset #{offset}, limit #{limit}"
+      expect(slice.values_at(:text, :trailer)).to eq([window.join, reference_trailer(offset, window.size, total)]),
+                                                  "offset #{offset}, limit #{limit}"
     end
   end
 
   it 'keeps a character window within MAX_READ_CHARS, the result ceiling less the trailer room' do
     expect(native::MAX_READ_CHARS).to eq(native::MAX_RESULT_CHARS - native::TRAILER_ROOM)
     slice = native.read_chars('x' * (native::MAX_RESULT_CHARS * 2), offset: 0, limit: native::MAX_RESULT_CHARS * 2)
-    expect(slice.text.size).to eq(native::MAX_READ_CHARS)
-    expect(slice.trailer).to eq("[Showing characters 0-#{native::MAX_READ_CHARS - 1}; more follow. " \
-                                "Read on with offset: #{native::MAX_READ_CHARS}.]")
+    expect(slice[:text].size).to eq(native::MAX_READ_CHARS)
+    expect(slice[:trailer]).to eq("[Showing characters 0-#{native::MAX_READ_CHARS - 1}; more follow. " \
+                                  "Read on with offset: #{native::MAX_READ_CHARS}.]")
   end
 
-  it 'gives a window of lines as a Slice with its trailer, and no version for bytes handed in' do
+  it 'gives a window of lines as one Hash with its trailer, and the version of bytes handed in' do
     slice = native.read_lines("a\nb\nc\n", offset: 2, limit: 1, max_chars: 2000)
-    expect([slice.text, slice.trailer]).to eq(["     2\tb\n", '[Showing line 2 of 3. Read on with offset: 3.]'])
-    expect([slice.digest, slice.size, slice.mtime]).to eq([nil, nil, nil])
+    expect(slice).to eq(text: "     2\tb\n", trailer: '[Showing line 2 of 3. Read on with offset: 3.]',
+                        version: Digest::SHA256.hexdigest("a\nb\nc\n"))
+    expect(native.version_of_bytes("a\nb\nc\n")).to eq(slice[:version])
+    expect(native.version_of_bytes("\n" * (native::DIGEST_LIMIT + 1))).to be_nil
   end
 
   it "gives a folder read's version: the digest up to DIGEST_LIMIT, then the size, time and stamp" do
     store.write('small.txt', "one\ntwo\n")
     small = store.instance_variable_get(:@native).read_lines('small.txt', offset: 1, limit: 1, max_chars: 2000)
-    expect(small.digest).to eq(Digest::SHA256.hexdigest("one\ntwo\n"))
-    expect(small.size).to eq(8)
-    expect(small.mtime).to eq([File.mtime(File.join(store.local_root, 'small.txt')).to_i,
-                               File.mtime(File.join(store.local_root, 'small.txt')).nsec])
+    expect(small[:version]).to eq(Digest::SHA256.hexdigest("one\ntwo\n"))
 
     store.write('large.txt', "#{'x' * 99}\n" * ((native::DIGEST_LIMIT / 100) + 1))
-    large, version = store.read_lines('large.txt', offset: 1, limit: 1, max_chars: 2000)
-    expect(large.digest).to be_nil
-    expect([small.stamp, large.stamp]).to eq([nil, store['large.txt'].stamp])
-    expect(large.stamp).to match(/\A\d+\.\d{9} \h+:\d+ \h{64}\z/)
+    version = store.read_lines('large.txt', offset: 1, limit: 1, max_chars: 2000)[:version]
+    size = File.size(File.join(store.local_root, 'large.txt'))
+    expect(version).to eq([:size_and_time, size, nil, store['large.txt'].stamp])
+    expect(version.last).to match(/\A\d+\.\d{9} \h+:\d+ \h{64}\z/)
     expect(version).to eq(RubyLLM::FileStore::Reads.version_of_file(store['large.txt']))
-    expect(version.first).to eq(:size_and_time)
     expect(RubyLLM::FileStore::Reads::DIGEST_LIMIT).to eq(native::DIGEST_LIMIT)
   end
 
@@ -79,6 +78,18 @@ RSpec.describe RubyLLM::FileStore::Native, :native do
     expect(store['a.md'].digest).to eq(Digest::SHA256.hexdigest('# A'))
   end
 
+  it 'gives a look-up as one Hash, with the Entry a later digest or stamp checks against' do
+    store.write('a.md', '# A')
+    found = store.instance_variable_get(:@native).stat('a.md')
+    mtime = File.mtime(File.join(store.local_root, 'a.md'))
+    expect(found.except(:entry)).to eq(path: 'a.md', size: 3, content_type: 'text/markdown',
+                                       mtime: [mtime.to_i, mtime.nsec], digest: nil)
+    expect(found[:content_type]).to be_frozen
+    expect(found[:entry]).to be_a(described_class::Entry)
+    expect(store['a.md'].updated_at).to eq(mtime)
+    expect(store.instance_variable_get(:@native).stat('missing.md')).to be_nil
+  end
+
   it 'searches with an options Hash and gives a Hash, naming a missing option' do
     found = native.search([['a.txt', "x\ny\nx\n"]], { pattern: 'x', max_matches: 1 })
     expect(found).to include(text: "a.txt:1: x\n", shown: 1, total: 2, files_matched: 1, skipped: 0,
@@ -92,10 +103,10 @@ RSpec.describe RubyLLM::FileStore::Native, :native do
   it 'tells which types hold text by the one rule of the core' do
     kinds = %w[text/plain application/json image/svg+xml image/png audio/mpeg application/zip] +
             ['', 'application/octet-stream']
-    expect(kinds.map { |type| native.text_type(type) }).to eq([:text, :text, :text, false, false, false,
-                                                               :unknown, :unknown])
+    expect(kinds.map { |type| native.type_rules(type)[:text] }).to eq([:text, :text, :text, false, false, false,
+                                                                       :unknown, :unknown])
     expect(kinds.map { |type| RubyLLM::FileStore::Converters::Text.readable_type?(type) })
-      .to eq(kinds.map { |type| native.text_type(type) })
+      .to eq(kinds.map { |type| native.type_rules(type)[:text] })
   end
 
   it "says why a file is no text in the search's own words, by one decision" do
@@ -128,8 +139,7 @@ RSpec.describe RubyLLM::FileStore::Native, :native do
 
     expect(native.convert_html('<p>Hello</p>')).to eq(text: "Hello\n", refusal: nil, stopped: false)
     expect(native.convert_pdf('plain')).to eq(text: nil, refusal: 'not a readable PDF: no %PDF header', stopped: false)
-    expect(converted.slice(:text, :why, :size)).to eq(text: "Hello\n", why: nil, size: 12)
-    expect(converted[:digest]).to eq(Digest::SHA256.hexdigest('<p>Hello</p>'))
+    expect(converted).to eq(text: "Hello\n", why: nil, stopped: false, version: Digest::SHA256.hexdigest('<p>Hello</p>'))
     expect(native.spill('t', 'a' * 30_000).keys).to eq(%i[saved path preview])
     expect(native.edit('a b a', old_text: 'a', new_text: 'c', replace_all: true, max_size: 100).slice(:content, :replacements)).to eq(content: 'c b c', replacements: 2)
     expect(before.changes(native::Snapshot.take(folder))).to include(created: ['new.txt'], changed: [], deleted: [])

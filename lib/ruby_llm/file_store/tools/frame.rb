@@ -51,10 +51,24 @@ module RubyLLM
 
         def capped(result)
           case result
-          when String then Native.cap_result(result)
-          when FileResult then FileResult.new(Native.cap_result(result.text), result.attachment)
+          when String then cap(result)
+          when FileResult then FileResult.new(cap(result.text), result.attachment)
           else result
           end
+        end
+
+        # +text+ cut by the core to the ceiling. A text of at most as many
+        # characters as the ceiling (Ruby counts them where the encoding is valid)
+        # is one the core gives back whole, so it is not handed over to be copied
+        # both ways: most results, read_file's always.
+        def cap(text)
+          return +text if text.length <= Native::MAX_RESULT_CHARS && (text.ascii_only? || utf8?(text))
+
+          Native.cap_result(text)
+        end
+
+        def utf8?(text)
+          text.encoding == Encoding::UTF_8 && text.valid_encoding?
         end
 
         def error(message)

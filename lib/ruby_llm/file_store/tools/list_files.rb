@@ -21,34 +21,44 @@ module RubyLLM
           files = [store[folder]].compact if total.zero? && folder
           return empty(folder) if files.empty?
 
-          readable = Hash.new { |known, type| known[type] = Converters.registered?(type, config:) }
-          lines = files.map { |file| line(file, readable) }
+          types = by_type
+          lines = files.map { |file| line(file, types[file.content_type.to_s]) }
           lines << "[#{total - MAX_LINES} more files not shown. Narrow the list with path.]" if total > MAX_LINES
           lines.join("\n")
         end
 
         private
 
+        # [whether a converter reads it, whether it holds text] of each type, asked
+        # of the core once a type for the whole listing.
+        def by_type
+          Hash.new do |known, type|
+            rules = Converters.type_rules(type)
+            known[type] = [Converters.registered?(type, config:, rules:), rules[:text]]
+          end
+        end
+
         # The file's line: path, type and size, and why it has no text when the type
         # alone or its first bytes say so. A converted type is not converted here.
-        def line(file, readable)
-          why = unreadable(file, readable)
+        def line(file, type)
+          why = unreadable(file, *type)
           why ? "#{file.path} (#{file.content_type}, #{file.human_size}; #{why})" : describe(file)
         end
 
-        def unreadable(file, readable)
-          type = file.content_type.to_s
-          return if readable[type]
+        def unreadable(file, registered, kind)
+          return if registered
 
-          case Converters::Text.readable_type?(type)
+          case kind
           when :text then nil
-          when :unknown then 'binary' unless text_file?(file, type)
+          when :unknown then 'binary' unless text_file?(file, kind)
           else 'no text converter'
           end
         end
 
-        def text_file?(file, type)
-          Converters::Text.text_file?(type, file.byte_size) { |bytes| store.head(file.path, bytes) }
+        def text_file?(file, kind)
+          Converters::Text.text_file?(file.content_type.to_s, file.byte_size, kind) do |bytes|
+            store.head(file.path, bytes)
+          end
         end
 
         def empty(folder)

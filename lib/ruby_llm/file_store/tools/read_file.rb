@@ -25,15 +25,15 @@ module RubyLLM
                          description: 'How many lines or characters to show at most.'
         argument :unit, type: 'string', required: false, description: '"lines" (the default) or "characters".'
 
-        # Reads +path+ (see the description above).
+        # Reads +path+ (see the description above): finds the file, reads it, notes
+        # the version the read went through (so a change made meanwhile is not
+        # taken for what the model saw), and cuts the result to the ceiling.
         def execute(path:, offset: nil, limit: nil, unit: nil)
           unit = unit_of(unit)
           file = find(path)
-          result, version = read(file, TextSource.new(store, config).for(file), unit, offset, limit)
-          # The version the read went through, so a change made meanwhile is not
-          # taken for what the model saw.
+          result, version = read(file, unit, offset, limit)
           reads.remember(file, version)
-          result
+          capped(result)
         end
 
         private
@@ -52,11 +52,14 @@ module RubyLLM
           raise FileNotFoundError, "No file at #{FileStore.path(path)}. list_files shows the files there are."
         end
 
-        def read(file, (kind, text, converted), unit, offset, limit)
+        # [what the model reads, the version it came from] of +file+, by how its
+        # text reads (TextSource#for); a file with no text to read has no version.
+        def read(file, unit, offset, limit)
+          kind, text, converted = TextSource.new(store, config).for(file)
           case kind
           when :raw, :converted
-            result, version = unit == 'lines' ? lines(file, text, offset, limit) : characters(file, text, offset, limit)
-            [result, converted || version]
+            shown = unit == 'lines' ? lines(file, text, offset, limit) : characters(file, text, offset, limit)
+            [joined(shown, unit), kind == :converted ? converted : shown[:version]]
           when :file
             FileResult.new("#{describe(file)} is attached as the file itself.", store.attachment(file.path, file:))
           else
@@ -64,27 +67,33 @@ module RubyLLM
           end
         end
 
+        # The window of lines the core read (a Hash: +:text+, +:trailer+,
+        # +:version+), from the converted +text+ or the file itself.
         def lines(file, text, offset, limit)
           offset = integer(offset, 'offset', minimum: 1) || 1
           limit = integer(limit, 'limit', minimum: 1) || DEFAULT_LINES
-          slice, version = if text
-                             [Native.read_lines(text.b, offset:, limit:, max_chars: MAX_LINE_CHARACTERS)]
-                           else
-                             store.read_lines(file.path, offset:, limit:, max_chars: MAX_LINE_CHARACTERS)
-                           end
-          [[slice.text.chomp, slice.trailer].compact.reject(&:empty?).join("\n"), version]
+          return Native.read_lines(text.b, offset:, limit:, max_chars: MAX_LINE_CHARACTERS) if text
+
+          store.read_lines(file.path, offset:, limit:, max_chars: MAX_LINE_CHARACTERS)
         end
 
-        # The core keeps a window within MAX_CHARACTERS and writes its trailer.
+        # The window of characters, as #lines gives lines. The core keeps a window
+        # within MAX_CHARACTERS and writes its trailer.
         def characters(file, text, offset, limit)
           offset = integer(offset, 'offset', minimum: 0) || 0
           limit = integer(limit, 'limit', minimum: 1) || DEFAULT_CHARACTERS
-          slice, version = if text
-                             [Native.read_chars(text.b, offset:, limit:)]
-                           else
-                             store.read_chars(file.path, offset:, limit:)
-                           end
-          [[slice.text, slice.trailer].compact.join("\n"), version]
+          return Native.read_chars(text.b, offset:, limit:) if text
+
+          store.read_chars(file.path, offset:, limit:)
+        end
+
+        # The window and its trailer as the model reads them: lines without the
+        # last line break, and no empty part.
+        def joined(shown, unit)
+          text, trailer = shown.values_at(:text, :trailer)
+          return [text, trailer].compact.join("\n") unless unit == 'lines'
+
+          [text.chomp, trailer].compact.reject(&:empty?).join("\n")
         end
       end
     end

@@ -11,10 +11,15 @@ module RubyLLM
         # Why a file is left out of a search: a predicate, "has no text converter".
         Unread = Struct.new(:why)
 
+        # A source serves one tool call: what the core says of each type it meets
+        # (Converters.type_rules) is asked once and kept for the call.
         def initialize(store, config)
           @store = store
           @config = config
-          @registered = Hash.new { |known, type| known[type] = Converters.registered?(type, config: @config) }
+          @rules = Hash.new { |known, type| known[type] = Converters.type_rules(type) }
+          @registered = Hash.new do |known, type|
+            known[type] = Converters.registered?(type, config: @config, rules: @rules[type])
+          end
         end
 
         # [:raw], [:converted, text, version of the file it came from], [:file] or
@@ -22,7 +27,7 @@ module RubyLLM
         def for(file)
           type = file.content_type.to_s
           if @registered[type]
-            text, version = @store.text_and_version(file.path, config: @config)
+            text, version = @store.text_and_version(file.path, config: @config, file:)
             return [:converted, text, version] if text
           elsif raw?(file, type)
             return [:raw]
@@ -49,13 +54,15 @@ module RubyLLM
             # The converters fall back on the file as it is where its type holds text.
             return text ? text.b : Unread.new('gave no text')
           end
-          Converters::Text.readable_type?(type) ? nil : Unread.new(Native::NOT_TEXT[:no_converter])
+          @rules[type][:text] ? nil : Unread.new(Native::NOT_TEXT[:no_converter])
         end
 
         private
 
         def raw?(file, type)
-          Converters::Text.text_file?(type, file.byte_size) { |bytes| @store.head(file.path, bytes) }
+          Converters::Text.text_file?(type, file.byte_size, @rules[type][:text]) do |bytes|
+            @store.head(file.path, bytes)
+          end
         end
 
         # A PDF or an image whose first bytes say it is one: a page of HTML named
