@@ -41,7 +41,7 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore connections interrupted', :rail
   after do
     next unless ActiveStorageServers.s3_endpoint
 
-    sleep 1.1
+    ActiveStorageServers.settle
     strays = ActiveStorageServers.stored_keys - ActiveStorage::Blob.pluck(:key)
     strays.each { |key| ActiveStorage::Blob.service.delete(key) }
   end

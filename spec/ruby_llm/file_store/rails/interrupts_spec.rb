@@ -17,7 +17,7 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore writes interrupted', :rails do
   # row for Tidy, since the server may still store its bytes.
   def debris
     if ActiveStorageServers.s3_endpoint
-      sleep 1.1 # MariaDB keeps whole seconds
+      ActiveStorageServers.settle # also past the whole second MariaDB keeps
       RubyLLM::ActiveRecord::Tidy.run(older_than: 0)
     end
     keys = ActiveStorage::Blob.pluck(:key)

@@ -181,6 +181,7 @@ RSpec.describe 'RubyLLM::ActiveRecord::Tidy', :rails do
     raise other['error'] if other['error']
 
     sleep 1.1 # MariaDB and S3 keep whole seconds
+    ActiveStorageServers.settle
     removed = tidy.run(older_than: 0)
     service = ActiveStorage::Blob.service
     expect(other['keys'].size).to eq(2)
@@ -295,6 +296,7 @@ RSpec.describe 'RubyLLM::ActiveRecord::Tidy', :rails do
         expect(found['done']).to be_positive
         expect(debris[:objects_without_row]).to eq(0)
         sleep 1.1 # MariaDB and S3 keep whole seconds
+        ActiveStorageServers.settle
         tidy.run(older_than: 0)
         expect(debris).to eq(unattached: 0, objects_without_row: 0, temporary_files: 0)
         chats.each do |chat|
