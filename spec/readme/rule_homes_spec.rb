@@ -80,6 +80,12 @@ RSpec.describe 'CONTRIBUTING: where each rule lives' do
     expect(doc).to include("`new_names` (default #{native::RUN_LIMITS[:new_names].to_s.sub(/(\d+)(\d{3})\z/, '\1,\2')})")
   end
 
+  it "keeps a run's timeout where the core keeps it: one default, refused at setup by the core's rule" do
+    expect(RubyLLM::FileStore::CodeRunner::DEFAULT_TIMEOUT).to eq(native::RUN_LIMITS[:timeout])
+    stated = RuleHomes.ruby_code.select { |_path, code| code.match?(/timeout: \d/) || code.match?(/timeout\.positive\?/) }
+    expect(stated.keys).to eq([])
+  end
+
   it 'leaves out of the Ruby code what the core says: the reasons a file is no text, the NUL test, the lookup order' do
     stated = RuleHomes.ruby_code.select do |_path, code|
       native::NOT_TEXT.values.any? { |why| code.include?("'#{why}'") || code.include?("\"#{why}\"") } ||

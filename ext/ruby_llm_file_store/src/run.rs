@@ -16,6 +16,7 @@ use crate::{convert, errors, nogvl::nogvl};
 
 pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
     native.define_module_function("run", function!(run_code, -1))?;
+    native.define_module_function("check_run_limits", function!(check_run_limits, 2))?;
     native.define_module_function("run_folder_tmpfs", function!(run_folder_tmpfs, -1))?;
     native.define_module_function("remove_run_folder", function!(remove_run_folder, 1))?;
     native.define_module_function("command", function!(command, -1))?;
@@ -24,6 +25,12 @@ pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
     native.define_module_function("mount_link", function!(mount_link, -1))?;
     native.define_module_function("mount_unlink", function!(mount_unlink, -1))?;
     Ok(())
+}
+
+/// `check_run_limits(timeout, limits)`: nil, or the ArgumentError `run` would
+/// raise for them, so a runner refuses them when it is set up, not at every run.
+fn check_run_limits(ruby: &Ruby, timeout: f64, limits: RHash) -> Result<(), Error> {
+    convert::run_limits(ruby, timeout, limits).map(drop)
 }
 
 /// `run(argv:, dir:, sandbox:, timeout:, read_only: [], limits: {})`: runs

@@ -30,6 +30,8 @@ module RubyLLM
       DEFAULT_LIMITS = Native::RUN_LIMITS.slice(*NATIVE_LIMITS).merge(
         save_bytes: 256 << 20, folder_bytes: 1 << 30, folder_files: 100_000
       ).freeze
+      # Seconds a run_code call may take, copying in and saving back included: the core's.
+      DEFAULT_TIMEOUT = Native::RUN_LIMITS[:timeout]
 
       attr_reader :store, :languages, :timeout, :mounts, :packages
 
@@ -38,7 +40,7 @@ module RubyLLM
       # with the limits and the timeout but without isolation. +mounts+ maps a path
       # in the run folder to a folder on disk linked in read-only for each run.
       # +on_write+ receives each StoredFile a run created or changed.
-      def initialize(store, python: [], ruby: false, shell: false, sandbox: true, timeout: 30, mounts: {},
+      def initialize(store, python: [], ruby: false, shell: false, sandbox: true, timeout: DEFAULT_TIMEOUT, mounts: {},
                      limits: {}, on_write: nil)
         @store = store
         @languages = { 'python' => python, 'ruby' => ruby, 'shell' => shell }.select { |_, on| on }.keys
@@ -48,8 +50,7 @@ module RubyLLM
         @sandbox = sandbox ? true : false
         @timeout = Deadline.check(timeout)
         @mounts = Mounts.new(mounts)
-        # The folder's files are read up to save_bytes before a run, to tell a change by content.
-        @limits = DEFAULT_LIMITS.merge(limits).then { |all| all.merge(digest_bytes: all[:save_bytes]) }
+        @limits = Limits.of(limits, @timeout)
         @on_write = on_write
         @interpreters = Interpreters.new
       end
@@ -136,8 +137,7 @@ module RubyLLM
       end
 
       def native_run(argv, dir, read_only, timeout: @timeout)
-        Native.run(argv:, dir:, read_only:, sandbox: @sandbox, timeout: timeout.to_f,
-                   limits: @limits.slice(*NATIVE_LIMITS, :digest_bytes))
+        Native.run(argv:, dir:, read_only:, sandbox: @sandbox, timeout: timeout.to_f, limits: Limits.native(@limits))
       end
 
       def importable?(name)
@@ -169,6 +169,7 @@ module RubyLLM
 end
 
 require_relative 'code_runner/deadline'
+require_relative 'code_runner/limits'
 require_relative 'code_runner/interpreters'
 require_relative 'code_runner/mounts'
 require_relative 'code_runner/copies'

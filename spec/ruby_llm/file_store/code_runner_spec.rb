@@ -181,6 +181,22 @@ RSpec.describe RubyLLM::FileStore::CodeRunner do
     end
   end
 
+  it 'refuses a timeout or a limit no run would take when it is set up, naming it' do
+    store = RubyLLM.file_store.memory
+    refusals = [{ timeout: Float::INFINITY }, { timeout: 0 }, { timeout: '30' }, { limits: { cpu: 1 } },
+                { limits: { memory_bytes: -1 } }].map do |options|
+      described_class.new(store, shell: true, **options)
+    rescue ArgumentError => e
+      e.message
+    end
+    expect(refusals).to eq(['timeout must be a positive number of seconds, not inf',
+                            'timeout must be a positive number of seconds, not 0',
+                            'timeout must be a positive number of seconds, not "30"',
+                            "unknown limit :cpu (known: #{described_class::DEFAULT_LIMITS.keys.join(', ')})",
+                            "limit memory_bytes: RangeError: can't convert negative integer to unsigned"])
+    expect(described_class.new(store, shell: true).timeout).to eq(RubyLLM::FileStore::Native::RUN_LIMITS[:timeout])
+  end
+
   it 'raises a clear error where bubblewrap is missing' do
     path = ENV.fetch('PATH')
     ENV['PATH'] = '/nowhere'

@@ -14,8 +14,8 @@ module RubyLLM
       #
       #   chat.with_file_store(RubyLLM.file_store.directory("tmp/work"))
       #       .with_code_execution(python: %w[pandas matplotlib])
-      def with_code_execution(python: [], ruby: false, shell: false, sandbox: true, timeout: 30, mounts: {},
-                              limits: {})
+      def with_code_execution(python: [], ruby: false, shell: false, sandbox: true,
+                              timeout: CodeRunner::DEFAULT_TIMEOUT, mounts: {}, limits: {})
         raise ConfigurationError, 'with_code_execution needs a file store: call with_file_store first' unless
           file_store
 

@@ -15,11 +15,14 @@ module RubyLLM
 
         def self.now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
 
-        # +timeout+, a positive number of seconds, or an ArgumentError.
+        # +timeout+, a finite positive number of seconds, or an ArgumentError: the
+        # core's rule (Native.check_run_limits), which every run checks again.
         def self.check(timeout)
-          return timeout if timeout.is_a?(Numeric) && timeout.positive?
+          raise ArgumentError, "timeout must be a positive number of seconds, not #{timeout.inspect}" unless
+            timeout.is_a?(Numeric)
 
-          raise ArgumentError, "timeout takes a positive number of seconds, not #{timeout.inspect}"
+          Native.check_run_limits(timeout.to_f, {})
+          timeout
         end
 
         # The seconds left for the run (at least a millisecond, so that a call
