@@ -10,7 +10,7 @@ module RubyLLM
 
         tool 'list_files', offered: :by_default, order: 1
         description "Lists this chat's files, one line each: path (content type, size). Pass path to list one " \
-                    'folder. A file with no text to search says why, like "(image/png, 3 KB; no text converter)".'
+                    'folder. A file with no text to search says why, like "(image/png, 3 KB; has no text converter)".'
         argument :path, type: 'string', description: 'A folder to list, like "reports". Leave out for every file.',
                         required: false
 
@@ -45,18 +45,11 @@ module RubyLLM
           why ? "#{file.path} (#{file.content_type}, #{file.human_size}; #{why})" : describe(file)
         end
 
+        # In the words search_files uses (Native::NOT_TEXT), by the same decision.
         def unreadable(file, registered, kind)
           return if registered
 
-          case kind
-          when :text then nil
-          when :unknown then 'binary' unless text_file?(file, kind)
-          else 'no text converter'
-          end
-        end
-
-        def text_file?(file, kind)
-          Converters::Text.text_file?(file.content_type.to_s, file.byte_size, kind) do |bytes|
+          Converters::Text.why_not_text(file.content_type.to_s, file.byte_size, kind) do |bytes|
             store.head(file.path, bytes)
           end
         end

@@ -28,8 +28,8 @@ RSpec.describe RubyLLM::FileStore::Tools::ListFiles do
       store.write('blob.bin', "x\x00y".b)
       store.write('empty.bin', '')
       store.write('report.pdf', File.binread(File.expand_path('../../../fixtures/report.pdf', __dir__)))
-      expect(tool.call.lines(chomp: true)).to eq(['blob.bin (application/octet-stream, 3 bytes; binary)',
-                                                  'chart.png (image/png, 1.8 KB; no text converter)',
+      expect(tool.call.lines(chomp: true)).to eq(['blob.bin (application/octet-stream, 3 bytes; is binary)',
+                                                  'chart.png (image/png, 1.8 KB; has no text converter)',
                                                   'empty.bin (application/octet-stream, 0 bytes)',
                                                   'report.pdf (application/pdf, 623 bytes)'])
     end
