@@ -16,8 +16,8 @@ module RubyLLM
 
         tool 'read_file', offered: :by_default, order: 2, shown: :until_next_question
         description 'Reads a file of this chat as text: numbered lines from offset (1-based), at most limit lines ' \
-                    '(default 2000), or characters with unit "characters". PDFs and other formats are read ' \
-                    'through converters; an image comes back as the file itself.'
+                    "(default #{DEFAULT_LINES}), or characters with unit \"characters\". " \
+                    'PDFs and other formats are read through converters; an image comes back as the file itself.'
         argument :path, type: 'string', description: 'The file, like "reports/q3.pdf".'
         argument :offset, type: 'integer', required: false,
                           description: 'Lines: the first line to show (1-based). Characters: how many to skip.'
