@@ -2,7 +2,7 @@
 
 # How long the other fibers of a Fiber scheduler wait while one fiber does work that
 # takes seconds: a ticker fiber sleeps 10 ms in a loop beside a fiber that converts a
-# PDF of about 2 s, runs 2 s of code in the sandbox, or searches 5,000 files, under
+# 1,500-page PDF, runs 2 s of code in the sandbox, or searches 5,000 files, under
 # Async; the same under Async as the gem did before (the native work on the reactor's
 # thread, holding it for the work's time); and the same work on threads, with a
 # ticker thread. The figure is the
@@ -46,7 +46,7 @@ def works(dir, sandbox)
   works = {
     # A fresh store for each conversion (no text kept from before), made before the
     # clock starts: making the PDF is Ruby's work.
-    'read_file of a PDF (~2 s to convert)' => lambda do |way|
+    'read_file of a 1,500-page PDF' => lambda do |way|
       store = Stalls.pdf_store(Dir.mktmpdir('pdf', dir), 1500)
       way.call { Stalls.convert(store) }
     end,

@@ -1,6 +1,7 @@
 # frozen_string_literal: true
 
 require 'fileutils'
+require 'securerandom'
 require 'tmpdir'
 require_relative '../../spec/support/text_pdf'
 
@@ -60,12 +61,13 @@ module Stalls
     now - started
   end
 
-  # A folder store holding a PDF of +pages+ pages of text (about 2 s to convert at
-  # 1,500 pages on this machine), under +dir+.
+  # A folder store holding a PDF of +pages+ pages of text under +dir+, a document of
+  # its own each time: the convert workers keep the text of a document they read by
+  # its digest, and the same bytes again would be a look-up, not a conversion.
   def pdf_store(dir, pages)
     store = RubyLLM::FileStore::Directory.new(File.join(dir, "pdf-#{pages}"))
     line = 'The quick brown fox jumps over the lazy dog, and the lazy dog does not mind at all.'
-    text = Array.new(pages * TextPDF::LINES_PER_PAGE) { |n| "#{line} #{n}" }.join("\n")
+    text = Array.new(pages * TextPDF::LINES_PER_PAGE) { |n| "#{line} #{n}" }.unshift(SecureRandom.hex).join("\n")
     store.write('big.pdf', TextPDF.from_markdown(text))
     store
   end
