@@ -47,7 +47,8 @@ RSpec.describe 'bin/test' do
 
   it 'runs every sub-run after a failing one, and a skipped lane turns it red, each named on the last line' do
     stub_steps(
-      test_ruby_llm: rows_script("run 'set A on Rails 7.2' bash -c 'echo \"2 examples, 1 failure\"; exit 1'",
+      test_ruby_llm: rows_script("run 'set A on Rails 7.2' bash -c 'echo \"2 examples, 1 failure\"; " \
+                                 "echo \"rspec ./spec/a_spec.rb:7 # A fails\"; exit 1'",
                                  "run 'set B on Rails 7.2' bash -c 'echo \"4 examples, 0 failures\"'"),
       test_newer: rows_script("skipped 'Ruby 3.3 and 3.4' 'no kit of the newer stack here'")
     )
@@ -59,6 +60,7 @@ RSpec.describe 'bin/test' do
     expect(row(lines, 'newer stack: Ruby 3.3 and 3.4')).to match(/ skipped +no kit of the newer stack here /)
     expect(row(lines, 'databases')).to match(/ passed /)
     expect(row(lines, 'async')).to match(/ absent /)
+    expect(lines).to include('failed in ruby_llm: set A on Rails 7.2: rspec ./spec/a_spec.rb:7 # A fails')
     expect(lines[-2]).to eq('8 passed, 2 failed')
     expect(lines[-1]).to eq('bin/test: not passed: ruby_llm: set A on Rails 7.2 (FAILED); ' \
                             'newer stack: Ruby 3.3 and 3.4 (skipped: no kit of the newer stack here)')
