@@ -36,18 +36,22 @@ module ConvertWorkers
     end
   end
 
-  # The state letter of process +pid+ (R running, S sleeping, T stopped, Z zombie).
-  def state(pid)
-    File.read("/proc/#{pid}/stat").split(') ').last.to_s.split.first
+  # The fields of process +pid+'s stat after its name, from the state on; nil when
+  # it is gone.
+  def stat_fields(pid)
+    File.read("/proc/#{pid}/stat").split(') ').last.to_s.split
   rescue SystemCallError
     nil
   end
 
+  # The state letter of process +pid+ (R running, S sleeping, T stopped, Z zombie).
+  def state(pid)
+    stat_fields(pid)&.first
+  end
+
   # The CPU time process +pid+ has used, in clock ticks (utime + stime), 0 when it is gone.
   def cpu_ticks(pid)
-    File.read("/proc/#{pid}/stat").split(') ').last.split.values_at(11, 12).sum(&:to_i)
-  rescue SystemCallError
-    0
+    stat_fields(pid)&.values_at(11, 12)&.sum(&:to_i) || 0
   end
 
   # The resident memory of +app+'s workers together, in bytes.

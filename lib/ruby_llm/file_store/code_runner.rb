@@ -48,9 +48,9 @@ module RubyLLM
 
         @packages = python.is_a?(Array) ? python.map(&:to_s) : []
         @sandbox = sandbox ? true : false
-        @timeout = Deadline.check(timeout)
+        @limits = Limits.of(limits, timeout)
+        @timeout = timeout
         @mounts = Mounts.new(mounts)
-        @limits = Limits.of(limits, @timeout)
         @on_write = on_write
         @interpreters = Interpreters.new
       end

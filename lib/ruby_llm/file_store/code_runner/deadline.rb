@@ -15,16 +15,6 @@ module RubyLLM
 
         def self.now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
 
-        # +timeout+, a finite positive number of seconds, or an ArgumentError: the
-        # core's rule (Native.check_run_limits), which every run checks again.
-        def self.check(timeout)
-          raise ArgumentError, "timeout must be a positive number of seconds, not #{timeout.inspect}" unless
-            timeout.is_a?(Numeric)
-
-          Native.check_run_limits(timeout.to_f, {})
-          timeout
-        end
-
         # The seconds left for the run (at least a millisecond, so that a call
         # whose time was spent still says how the run ended).
         def left = [@at - Deadline.now, 0.001].max

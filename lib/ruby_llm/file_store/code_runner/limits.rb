@@ -9,9 +9,13 @@ module RubyLLM
       module Limits # :nodoc:
         module_function
 
-        # Every limit of a runner given +limits+ and +timeout+, or an ArgumentError
-        # naming the first one refused.
+        # Every limit of a runner given +limits+ and +timeout+ (a finite positive
+        # number of seconds, by the core's rule), or an ArgumentError naming the
+        # first one refused.
         def of(limits, timeout)
+          raise ArgumentError, "timeout must be a positive number of seconds, not #{timeout.inspect}" unless
+            timeout.is_a?(Numeric)
+
           unknown = limits.keys - DEFAULT_LIMITS.keys
           raise ArgumentError, "unknown limit #{unknown.first.inspect} (known: #{DEFAULT_LIMITS.keys.join(', ')})" if
             unknown.any?

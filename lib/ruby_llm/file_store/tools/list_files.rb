@@ -21,37 +21,18 @@ module RubyLLM
           files = [store[folder]].compact if total.zero? && folder
           return empty(folder) if files.empty?
 
-          types = by_type
-          lines = files.map { |file| line(file, types[file.content_type.to_s]) }
+          source = TextSource.new(store, config)
+          lines = files.map { |file| line(file, source.why_not_text(file)) }
           lines << "[#{total - MAX_LINES} more files not shown. Narrow the list with path.]" if total > MAX_LINES
           lines.join("\n")
         end
 
         private
 
-        # [whether a converter reads it, whether it holds text] of each type, asked
-        # of the core once a type for the whole listing.
-        def by_type
-          Hash.new do |known, type|
-            rules = Converters.type_rules(type)
-            known[type] = [Converters.registered?(type, config:, rules:), rules[:text]]
-          end
-        end
-
-        # The file's line: path, type and size, and why it has no text when the type
+        # The file's line: path, type and size, and +why+ it has no text when the type
         # alone or its first bytes say so. A converted type is not converted here.
-        def line(file, type)
-          why = unreadable(file, *type)
+        def line(file, why)
           why ? "#{file.path} (#{file.content_type}, #{file.human_size}; #{why})" : describe(file)
-        end
-
-        # In the words search_files uses (Native::NOT_TEXT), by the same decision.
-        def unreadable(file, registered, kind)
-          return if registered
-
-          Converters::Text.why_not_text(file.content_type.to_s, file.byte_size, kind) do |bytes|
-            store.head(file.path, bytes)
-          end
         end
 
         def empty(folder)

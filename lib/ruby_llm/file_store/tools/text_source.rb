@@ -57,6 +57,18 @@ module RubyLLM
           @rules[type][:text] ? nil : Unread.new(Native::NOT_TEXT[:no_converter])
         end
 
+        # Why +file+ has no text to search, in the words search_files uses
+        # (Native::NOT_TEXT), or nil when it has some: a type a converter reads has.
+        # list_files' note; no converter runs for it.
+        def why_not_text(file)
+          type = file.content_type.to_s
+          return if @registered[type]
+
+          Converters::Text.why_not_text(type, file.byte_size, @rules[type][:text]) do |bytes|
+            @store.head(file.path, bytes)
+          end
+        end
+
         private
 
         def raw?(file, type)
