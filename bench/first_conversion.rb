@@ -1,25 +1,35 @@
 # frozen_string_literal: true
 
-# The first document conversion after boot: a Ruby process loads the gem and
-# converts one small HTML page, which starts the process's convert supervisor and
-# its first worker (or, in a build before the supervisor, the worker alone). Run by
-# hand from the gem's folder after `rake compile`:
+# The first document conversion after boot, each sample a Ruby process of its own
+# that loads the gem (and ruby_llm) with a cold pool:
+#
+# - convert_html: the first Native.convert_html of a small page, which starts the
+#   process's convert supervisor and its first worker (or, in a build before the
+#   supervisor, the worker alone), then the nine after it;
+# - read_file: a chat gets a store holding a 1-page PDF (with_file_store, which in
+#   this build starts a worker ahead of need), the model answers after PAUSE
+#   seconds (0 for a read at once), and its read_file of the PDF is timed.
+#
+# Run by hand from the gem's folder after `rake compile`:
 #
 #   ruby bench/first_conversion.rb                 # this build
 #   ruby bench/first_conversion.rb --against LIB   # and LIB's, interleaved, with ratios
 #
-# LIB is the lib/ folder of another built checkout. Each sample is a Ruby process of
-# its own; the time is that of the first convert_html call alone, then of the next
-# nine; RUNS samples of each build, median shown.
+# LIB is the lib/ folder of another built checkout. RUNS samples of each build and
+# kind, median shown.
 
 require 'open3'
 require 'rbconfig'
 require_relative '../spec/ruby_llm_path'
 
 RUNS = 15
-CHILD = <<~RUBY
+PAUSES = [0, 0.2].freeze
+TEXT_PDF = File.expand_path('../spec/support/text_pdf.rb', __dir__)
+
+CLOCK = 'clock = -> { Process.clock_gettime(Process::CLOCK_MONOTONIC) }'
+HTML = <<~RUBY.freeze
   require 'ruby_llm/file_store'
-  clock = -> { Process.clock_gettime(Process::CLOCK_MONOTONIC) }
+  #{CLOCK}
   started = clock.call
   RubyLLM::FileStore::Native.convert_html('<p>first</p>')
   first = clock.call - started
@@ -28,8 +38,29 @@ CHILD = <<~RUBY
   puts [first, clock.call - started].join(' ')
 RUBY
 
-def sample(lib)
-  output, status = Open3.capture2e(RbConfig.ruby, *RubyLLMPath.ruby_options, '-I', lib, '-e', CHILD)
+def read_child(pause)
+  <<~RUBY
+    require 'ruby_llm'
+    require 'ruby_llm/file_store'
+    require #{TEXT_PDF.inspect}
+    #{CLOCK}
+    RubyLLM.configure { |config| config.openai_api_key = 'unused' }
+    store = RubyLLM.file_store.memory
+    store.write('report.pdf', TextPDF.from_markdown("# Report\\n\\nQuarterly revenue grew."))
+    chat = RubyLLM.chat(model: 'gpt-4o', provider: :openai, assume_model_exists: true).with_file_store(store)
+    sleep #{pause}
+    started = clock.call
+    text = chat.tools[:read_file].call(path: 'report.pdf')
+    took = clock.call - started
+    raise text unless text.include?('Quarterly revenue grew')
+    puts took
+  RUBY
+end
+
+KINDS = { 'convert_html' => HTML }.merge(PAUSES.to_h { |pause| ["read_file after #{pause} s", read_child(pause)] })
+
+def sample(lib, child)
+  output, status = Open3.capture2e(RbConfig.ruby, *RubyLLMPath.ruby_options, '-I', lib, '-e', child)
   raise output unless status.success?
 
   output.split.map(&:to_f)
@@ -41,15 +72,21 @@ end
 
 builds = { 'this build' => File.expand_path('../lib', __dir__) }
 builds['against'] = ARGV[ARGV.index('--against') + 1] if ARGV.include?('--against')
-samples = builds.transform_values { [] }
-RUNS.times { builds.each { |name, lib| samples[name] << sample(lib) } }
-medians = samples.transform_values { |runs| [median(runs.map(&:first)), median(runs.map(&:last))] }
-medians.each do |name, (first, next_nine)|
-  puts format('%-10<name>s first conversion %<first>.1f ms, next nine %<next>.1f ms',
-              name:, first: first * 1000, next: next_nine * 1000)
+samples = Hash.new { |all, key| all[key] = [] }
+RUNS.times do
+  KINDS.each { |kind, child| builds.each { |name, lib| samples[[kind, name]] << sample(lib, child) } }
 end
-if medians['against']
-  (first, next_nine), (base_first, base_next) = medians.values_at('this build', 'against')
-  puts format('this build / against: first %<first>.2fx, next nine %<next>.2fx',
-              first: first / base_first, next: next_nine / base_next)
+medians = samples.transform_values { |runs| runs.transpose.map { |values| median(values) * 1000 } }
+KINDS.each_key do |kind|
+  builds.each_key do |name|
+    first, next_nine = medians[[kind, name]]
+    nine = next_nine ? format(', next nine %.1f ms', next_nine) : ''
+    puts format('%-22<kind>s %-10<name>s first %<first>.1f ms%<nine>s', kind:, name:, first:, nine:)
+  end
+  next unless builds.key?('against')
+
+  ratios = medians[[kind, 'this build']].zip(medians[[kind, 'against']]).map do |mine, base|
+    format('%.2fx', mine / base)
+  end
+  puts format('%-22<kind>s this build / against: %<ratios>s', kind:, ratios: ratios.join(', '))
 end

@@ -143,6 +143,47 @@ pub fn convert(chain: &[Kind], bytes: &[u8]) -> Result<Converted> {
     }
 }
 
+/// Starts a worker ahead of the first conversion, on a thread of its own, when
+/// this process has none: the supervisor's start and the worker's (about 2 ms on
+/// a quiet machine, tens under load) are then spent while the model answers, not
+/// while a read waits for its text. Whether one is being started: not when a
+/// worker runs or is starting, no worker program is named, or no thread can be
+/// made. A conversion asked meanwhile waits for it rather than start a second
+/// worker behind it. A start that fails is the next conversion's error (the link
+/// keeps it for its backoff), as if that conversion had tried.
+pub fn prestart() -> bool {
+    if program().is_none() {
+        return false;
+    }
+    let mut pool = lock(&shared().pool);
+    if pool.live > 0 {
+        return false;
+    }
+    pool.live += 1;
+    pool.prestarting = true;
+    drop(pool);
+    let started = std::thread::Builder::new()
+        .name("file_store prestart".into())
+        .spawn(|| prestarted(start().ok()))
+        .is_ok();
+    if !started {
+        prestarted(None);
+    }
+    started
+}
+
+/// The prestart's end: its worker is idle, or its place is given back.
+fn prestarted(worker: Option<Worker>) {
+    let mut pool = lock(&shared().pool);
+    pool.prestarting = false;
+    match worker {
+        Some(worker) => pool.idle.push(worker),
+        None => pool.live = pool.live.saturating_sub(1),
+    }
+    drop(pool);
+    shared().freed.notify_all();
+}
+
 /// How many workers this process runs now, busy or idle.
 pub fn running() -> usize {
     lock(&shared().pool).live
@@ -228,6 +269,9 @@ struct Pool {
     tickets: u64,
     /// Conversions under way, by queue.
     busy: HashMap<u64, usize>,
+    /// Whether a worker is being started ahead of need ([`prestart`]): a caller
+    /// waits for it rather than start another behind it.
+    prestarting: bool,
 }
 
 impl Pool {
@@ -275,7 +319,8 @@ fn take(queue: u64) -> Result<Worker> {
     pool.waiting.push((ticket, queue));
     loop {
         let places = pool.idle.len() + MAX_WORKERS.saturating_sub(pool.live);
-        if pool.in_turn(ticket, places) {
+        let prestarting = pool.prestarting && pool.idle.is_empty();
+        if !prestarting && pool.in_turn(ticket, places) {
             pool.leave(ticket);
             *pool.busy.entry(queue).or_default() += 1;
             let idle = pool.idle.pop();

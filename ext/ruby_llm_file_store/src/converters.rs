@@ -7,7 +7,8 @@
 //! argument names the queue (a store's number) whose turn the conversion waits
 //! for when every worker is busy. `converter_program=` names the worker
 //! executable the gem ships, `converter_wall_limit=` how many seconds one
-//! conversion may take on the wall clock. Which converters read a type is
+//! conversion may take on the wall clock, `converter_prestart` starts a worker
+//! ahead of the first conversion. Which converters read a type is
 //! asked here too (`reading`); the registry's lookup order for a type is in
 //! `paths.rs`' `type_rules`.
 
@@ -34,6 +35,7 @@ pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
     native.define_module_function("converter_program=", function!(set_program, 1))?;
     native.define_module_function("converter_program", function!(program, 0))?;
     native.define_module_function("converter_workers", function!(pool::running, 0))?;
+    native.define_module_function("converter_prestart", function!(pool::prestart, 0))?;
     native.define_module_function("reading", function!(reading, 2))?;
     let names: Vec<&str> = Kind::ALL.iter().map(|kind| kind.name()).collect();
     native.const_set("CONVERTERS", names)?;

@@ -220,3 +220,56 @@ fn a_supervisor_ends_with_its_workers_when_the_app_closes_its_socket() {
         || !running_process(new[0]) && !running_process(workers[0])
     ));
 }
+
+#[test]
+fn a_prestarted_worker_serves_the_first_conversion_and_none_starts_twice() {
+    let _pool = use_test_worker();
+    end_idle();
+    assert!(prestart());
+    assert!(!prestart(), "a second prestart while one is under way");
+    assert!(wait_for(|| lock(&shared().pool).idle.len() == 1));
+    let workers = worker_pids();
+    assert_eq!(workers.len(), 1);
+    let sent = conversions();
+    assert_eq!(
+        convert(&[Kind::Html], b"<p>first</p>").unwrap().unwrap(),
+        "first\n"
+    );
+    assert_eq!(conversions(), sent + 1);
+    assert_eq!(
+        worker_pids(),
+        workers,
+        "the first conversion took the prestarted worker"
+    );
+    assert!(!prestart(), "a worker runs");
+}
+
+#[test]
+fn a_prestart_that_cannot_start_gives_its_place_back_and_the_conversion_names_why() {
+    let _pool = use_test_worker();
+    let real = program().unwrap();
+    end_idle();
+    set_program("/nonexistent/lib/file_store_convert".into());
+    assert!(prestart());
+    assert!(wait_for(|| running() == 0));
+    let error = convert(&[Kind::Html], b"<p>x</p>").unwrap_err();
+    set_program(real);
+    assert_eq!(
+        error.to_string(),
+        "the convert worker /nonexistent/lib/file_store_convert cannot run: there is no file there"
+    );
+    assert_eq!(convert(&[Kind::Html], b"<p>x</p>").unwrap().unwrap(), "x\n");
+}
+
+#[test]
+fn a_conversion_asked_while_a_prestart_is_under_way_takes_its_worker() {
+    let _pool = use_test_worker();
+    end_idle();
+    assert!(prestart());
+    assert_eq!(
+        convert(&[Kind::Html], b"<p>at once</p>").unwrap().unwrap(),
+        "at once\n"
+    );
+    assert_eq!(running(), 1);
+    assert_eq!(worker_pids().len(), 1);
+}

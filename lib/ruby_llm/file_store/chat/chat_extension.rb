@@ -126,6 +126,7 @@ module RubyLLM
         @file_store_tools = ChatTools.for(store, config: @config, on_write: method(:file_written),
                                                  code: -> { @tools.key?(:run_code) }, extra:, chat: self)
         with_tools(*@file_store_tools)
+        Converters::Builtin.prestart(@config)
       end
 
       def detach_file_store

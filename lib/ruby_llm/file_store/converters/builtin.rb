@@ -23,6 +23,13 @@ module RubyLLM
         STOPPED = {} # rubocop:disable Style/MutableConstant
         STOPPED_LOCK = Mutex.new
 
+        # Starts a convert worker, without waiting, when +config+ registers a built-in
+        # converter and this process has none, so the model's first read_file of a
+        # document does not wait for one to start.
+        def prestart(config)
+          Native.converter_prestart if Converters.registry(config).values.flatten.intersect?(CONVERTERS)
+        end
+
         # The text +function+ of the native core reads from +attachment+, or nil.
         def convert(function, attachment)
           bytes = attachment.content.to_s.b

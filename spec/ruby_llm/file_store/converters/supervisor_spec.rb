@@ -213,6 +213,29 @@ RSpec.describe 'The convert supervisor', :slow do
     expect(waits.max).to be < conversion
   end
 
+  it 'starts a worker when a chat gets its store, which the first read_file converts in', :ruby_llm do
+    output = ruby(<<~RUBY)
+      require 'ruby_llm'
+      RubyLLM.configure { |config| config.openai_api_key = 'unused' }
+      native = RubyLLM::FileStore::Native
+      store = RubyLLM.file_store.memory
+      store.write('page.html', '<p>first words</p>')
+      none = RubyLLM.context { |config| config.file_converters = {} }
+      none.chat(model: 'gpt-4o', provider: :openai, assume_model_exists: true).with_file_store(store)
+      sleep 0.3
+      without = native.converter_workers
+      reader = RubyLLM.chat(model: 'gpt-4o', provider: :openai, assume_model_exists: true).with_file_store(store)
+      deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 10
+      sleep 0.01 until native.converter_workers == 1 || Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
+      started = native.converter_workers
+      text = reader.tools[:read_file].call(path: 'page.html')
+      puts [without, started, native.converter_workers, text.include?('first words')].inspect
+    RUBY
+    # No worker for a chat whose registry has no built-in converter; one for the next,
+    # which the read converted in, starting no other.
+    expect(output).to eq("[0, 1, 1, true]\n")
+  end
+
   it 'raises an error naming where the worker was looked for and why it cannot run, and keeps nothing' do
     store = RubyLLM.file_store.memory
     store.write('report.html', '<p>quarterly report</p>')
