@@ -50,7 +50,7 @@ def read_child(pause)
     chat = RubyLLM.chat(model: 'gpt-4o', provider: :openai, assume_model_exists: true).with_file_store(store)
     sleep #{pause}
     started = clock.call
-    text = chat.tools[:read_file].call(path: 'report.pdf')
+    text = chat.tools[:read_file].call({ 'path' => 'report.pdf' })
     took = clock.call - started
     raise text unless text.include?('Quarterly revenue grew')
     puts took

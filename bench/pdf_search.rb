@@ -27,6 +27,7 @@ require 'json'
 require 'open3'
 require 'rbconfig'
 require 'tmpdir'
+require_relative '../spec/ruby_llm_path'
 require_relative '../spec/support/text_pdf'
 
 class PDFSearchBench
@@ -73,7 +74,7 @@ class PDFSearchBench
   end
 
   def measure(lib)
-    output, status = Open3.capture2e(RbConfig.ruby, '-I', lib, CHILD, @root)
+    output, status = Open3.capture2e(RbConfig.ruby, *RubyLLMPath.ruby_options, '-I', lib, CHILD, @root)
     raise "#{lib}: #{output}" unless status.success?
 
     JSON.parse(output.lines.last)
