@@ -15,6 +15,7 @@ mod limits;
 mod marks;
 pub mod mounts;
 mod notes;
+mod orphans;
 mod output;
 mod owner;
 mod prepared;
@@ -243,7 +244,9 @@ async fn run_async(
         .await;
     let elapsed = running.started.elapsed();
     // Whatever the run left behind (a background child outside a sandbox) goes too.
+    running.orphans.look();
     kill_all(running.group, &groups);
+    running.orphans.reap().await;
     let status = status.map_err(|e| Error::Sandbox(format!("lost the run: {e}")))?;
     let (stdout, stdout_bytes) = running.stdout.finish().await;
     let (stderr, stderr_bytes) = running.stderr.finish().await;

@@ -179,7 +179,7 @@ fn reap(pid: libc::pid_t) {
 
 /// Whether an orphan of this process's children comes back to it to be reaped:
 /// it is the first process of its PID namespace, or a child subreaper.
-fn adopts_orphans() -> bool {
+pub(crate) fn adopts_orphans() -> bool {
     if rustix::process::getpid().is_init() {
         return true;
     }

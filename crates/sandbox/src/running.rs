@@ -5,6 +5,7 @@ use std::os::fd::AsFd;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use crate::orphans::Orphans;
 use crate::prepared::Prepared;
 use crate::spec::Spec;
 use crate::{cgroup, limits, output, owner, reserve, sandbox};
@@ -22,6 +23,8 @@ pub(crate) struct Running {
     pub(crate) group: Option<i32>,
     /// When it was spawned.
     pub(crate) started: Instant,
+    /// Its processes that would come back to the app as zombies.
+    pub(crate) orphans: Orphans,
     /// Held for its drop, which comes last: its `pre_exec` closure holds the
     /// namespaces the child entered.
     _command: tokio::process::Command,
@@ -56,12 +59,18 @@ impl Running {
         let entered = prepared.entered.take();
         let keep = std::mem::take(&mut prepared.keep);
         let drop_to = prepared.drop_to.take();
+        let adopts = crate::removing::adopts_orphans();
         // SAFETY: the closure runs in the forked child before exec and only makes raw
         // system calls (setrlimit, write, setns, chdir, close_range, keyctl, fcntl, and
         // for a root app unshare, mount, mkdir, open, setgroups and setres[ug]id on
         // strings made before the fork), which are async-signal-safe.
         unsafe {
             command.pre_exec(move || {
+                // Kept across exec: the run's orphans stay below its first process
+                // rather than come back to an app that adopts them.
+                if adopts && libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
                 limits::apply(&applied)?;
                 for fd in &attach {
                     cgroup::join(*fd)?;
@@ -93,6 +102,7 @@ impl Running {
             child,
             group,
             started,
+            orphans: Orphans::new(group),
             _command: command,
         })
     }
@@ -122,6 +132,7 @@ impl Running {
             if let Ok(status) = tokio::time::timeout(wait, self.child.wait()).await {
                 return (status, false);
             }
+            self.orphans.look();
             let last = std::mem::replace(&mut added, reserve.added(folder.fd.as_fd()));
             // Stopped at this look when the next would come too late at this pace.
             let next = reserve::Used {
@@ -132,10 +143,12 @@ impl Running {
             // The caller gave up on the call (the binding, once a Ruby interrupt
             // raised): the run ends now, and the repair still gives the folder back.
             if file_store_base::cancel::cancelled() {
+                self.orphans.look();
                 kill_all(self.group, groups);
                 return (self.child.wait().await, true);
             }
             if now + POLL + reserve.needed(next) >= deadline {
+                self.orphans.look();
                 kill_all(self.group, groups);
                 let early = deadline.saturating_duration_since(now);
                 if early >= NOTED_EARLY {

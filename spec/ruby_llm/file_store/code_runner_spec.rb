@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require 'open3'
 require 'socket'
 
 RSpec::Matchers.define_negated_matcher :not_include, :include
@@ -167,6 +168,30 @@ RSpec.describe RubyLLM::FileStore::CodeRunner do
   it 'runs without the sandbox only when asked, with the same limits' do
     runner = described_class.new(RubyLLM.file_store.memory, shell: true, sandbox: false, timeout: 1)
     expect(runner.run(language: 'shell', code: 'sleep 5').to_s).to start_with('Timed out')
+  end
+
+  it 'leaves no zombie in an app that is PID 1 after timed-out runs and runs that leave a process behind' do
+    unshare = %w[unshare --pid --fork --mount-proc]
+    skip 'needs unshare --pid' unless system(*unshare, 'true', err: File::NULL)
+    lib = File.expand_path('../../../lib', __dir__)
+    script = <<~RUBY
+      $LOAD_PATH.unshift(#{lib.inspect})
+      require 'ruby_llm/file_store'
+      store = RubyLLM.file_store.memory
+      runners = [false, true].map { |sandbox| RubyLLM::FileStore::CodeRunner.new(store, shell: true, sandbox:, timeout: 0.5) }
+      runners.pop unless system('bwrap', '--ro-bind', '/', '/', 'true', err: File::NULL)
+      runners.each do |runner|
+        5.times do
+          runner.run(language: 'shell', code: 'sleep 30 & sleep 30 & sleep 30')
+          runner.run(language: 'shell', code: '(sleep 30 &); true')
+        end
+      end
+      sleep 0.5
+      zombies = Dir['/proc/[0-9]*/stat'].count { |stat| File.read(stat).split(') ').last.start_with?('Z') rescue false }
+      puts "pid \#{Process.pid}, runners \#{runners.size}, zombies \#{zombies}"
+    RUBY
+    output, = Open3.capture2e(*unshare, RbConfig.ruby, *RubyLLMPath.ruby_options, '-e', script)
+    expect(output).to match(/\Apid 1, runners [12], zombies 0\n\z/)
   end
 
   it "runs at the core's default limits, which are the runner's, and names a limit it does not know" do
