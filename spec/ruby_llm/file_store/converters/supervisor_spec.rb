@@ -187,6 +187,30 @@ RSpec.describe 'The convert supervisor', :slow do
     expect(output).to eq("pid 1, zombies 0\n")
   end
 
+  it 'keeps an app in a memory cgroup alive while four conversions outgrow it: the OOM killer takes workers' do
+    group = MemoryCgroup.make(450 << 20)
+    skip 'needs a memory cgroup this process can make (root, or a delegated one)' unless group
+
+    begin
+      output = ruby(<<~RUBY, prefix: ['sh', '-c', "echo $$ > #{group}/cgroup.procs && exec \"$@\"", 'sh'])
+        answers = Array.new(4) do |n|
+          Thread.new do
+            RubyLLM::FileStore::Native.convert_html("<p>\#{"word\#{n} " * 6_000_000}</p>")[:text] ? 'text' : 'refused'
+          rescue RubyLLM::FileStore::WorkerError
+            'worker killed'
+          end
+        end.map(&:value)
+        puts "alive: \#{answers.sort.uniq.join(', ')}"
+      RUBY
+      # Each 48 MB page takes its worker past 100 MB: four at once, with the app's own
+      # copies, are past 450 MB, and the OOM killer takes a worker (oom_score_adj 1000).
+      expect(output).to start_with('alive: ')
+      expect(MemoryCgroup.oom_kills(group)).to be >= 1
+    ensure
+      MemoryCgroup.remove(group)
+    end
+  end
+
   it 'converts a tiny document of one store within one conversion while 12 reads of another fill every worker' do
     busy = RubyLLM.file_store.memory
     12.times { |n| busy.write("slow-#{n}.html", slow_page(n)) }
