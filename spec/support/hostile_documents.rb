@@ -57,6 +57,17 @@ module HostileDocuments
     [data, piece.bytesize * (times / 10_000), crc]
   end
 
+  # A .docx of +count+ empty paragraphs (a few hundred KB, deflated a piece at a time):
+  # its worker holds about 6 bytes of XML a paragraph, and it gives no text.
+  def empty_paragraphs(count)
+    head = '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>'
+    tail = '</w:body></w:document>'
+    parts = [head, *Array.new(count / 10_000, '<w:p/>' * 10_000), tail]
+    deflate = Zlib::Deflate.new(Zlib::BEST_SPEED, -Zlib::MAX_WBITS)
+    data = parts.map { |part| deflate.deflate(part) }.join << deflate.finish.tap { deflate.close }
+    zip([['word/document.xml', data, parts.sum(&:bytesize), parts.reduce(0) { |crc, part| Zlib.crc32(part, crc) }]])
+  end
+
   # A zip of [name, bytes] parts, each deflated.
   def parts(named)
     zip(named.map { |name, bytes| [name, *deflated(bytes)] })

@@ -187,23 +187,27 @@ RSpec.describe 'The convert supervisor', :slow do
     expect(output).to eq("pid 1, zombies 0\n")
   end
 
-  it 'keeps an app in a memory cgroup alive while four conversions outgrow it: the OOM killer takes workers' do
-    group = MemoryCgroup.make(450 << 20)
+  it 'keeps an app that holds more than any worker alive in a memory cgroup four conversions outgrow' do
+    group = MemoryCgroup.make(600 << 20)
     skip 'needs a memory cgroup this process can make (root, or a delegated one)' unless group
 
     begin
+      # 767 KB that its worker holds as 176 MB: the app, holding 250 MB of its own, and
+      # two such conversions are past 600 MB; the app alone is far below it.
+      document = File.join(tmp_dir, 'paragraphs.docx')
+      File.binwrite(document, HostileDocuments.empty_paragraphs(30_000_000))
       output = ruby(<<~RUBY, prefix: ['sh', '-c', "echo $$ > #{group}/cgroup.procs && exec \"$@\"", 'sh'])
-        answers = Array.new(4) do |n|
+        held = Array.new(25) { |n| n.chr * (10 << 20) }
+        document = File.binread(#{document.inspect})
+        answers = Array.new(4) do
           Thread.new do
-            RubyLLM::FileStore::Native.convert_html("<p>\#{"word\#{n} " * 6_000_000}</p>")[:text] ? 'text' : 'refused'
+            RubyLLM::FileStore::Native.convert_office(document)[:refusal]
           rescue RubyLLM::FileStore::WorkerError
             'worker killed'
           end
         end.map(&:value)
-        puts "alive: \#{answers.sort.uniq.join(', ')}"
+        puts "alive: \#{answers.sort.uniq.join(', ')} (\#{held.sum(&:bytesize) >> 20} MB held)"
       RUBY
-      # Each 48 MB page takes its worker past 100 MB: four at once, with the app's own
-      # copies, are past 450 MB, and the OOM killer takes a worker (oom_score_adj 1000).
       expect(output).to start_with('alive: ')
       expect(MemoryCgroup.oom_kills(group)).to be >= 1
     ensure
