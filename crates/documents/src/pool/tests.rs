@@ -39,12 +39,20 @@ fn worker_pids() -> Vec<u32> {
         .collect()
 }
 
+/// Whether `what` held at one of its looks within 20 seconds: the answer of the look
+/// that saw it, never of another, since what is waited for may hold a moment only (a
+/// worker running).
 fn wait_for(what: impl Fn() -> bool) -> bool {
     let deadline = Instant::now() + Duration::from_secs(20);
-    while !what() && Instant::now() < deadline {
+    loop {
+        if what() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
         std::thread::sleep(Duration::from_millis(10));
     }
-    what()
 }
 
 #[test]

@@ -12,6 +12,7 @@ require 'timeout'
 # the document's doing.
 RSpec.describe 'The convert supervisor', :slow do
   include TmpDirHelper
+  include Waiting
 
   let(:lib) { File.expand_path('../../../../lib', __dir__) }
   # An HTML page a worker takes a while over, and the Ruby code that makes it, for a
@@ -26,12 +27,6 @@ RSpec.describe 'The convert supervisor', :slow do
 
   def now
     Process.clock_gettime(Process::CLOCK_MONOTONIC)
-  end
-
-  def wait_until(seconds)
-    deadline = now + seconds
-    sleep 0.01 until yield || now > deadline
-    yield
   end
 
   # Runs +script+ in a Ruby of its own with the gem loaded (in +prefix+, a command

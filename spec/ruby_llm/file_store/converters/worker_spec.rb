@@ -8,6 +8,7 @@ require 'timeout'
 # the app; a caller that gives up leaves no worker and no thread behind.
 RSpec.describe 'Document conversion in a worker process', :large do
   include TmpDirHelper
+  include Waiting
 
   # 100,000 form fields sharing one 4 MB value: asked for 400 GB, and aborted the
   # whole Ruby process when the converters ran in it.
@@ -20,12 +21,6 @@ RSpec.describe 'Document conversion in a worker process', :large do
 
   def threads
     Dir['/proc/self/task/*'].size
-  end
-
-  def wait_until(seconds)
-    deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + seconds
-    sleep 0.02 until yield || Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
-    yield
   end
 
   it 'gives read_file on a memory store a refusal the model reads, and the next read works' do
