@@ -3,24 +3,12 @@
 //! timed-out run left one zombie a process it had started, for good. Its own
 //! test binary, since the setting holds for the whole process.
 
+mod common;
+
 use std::path::Path;
 use std::time::Duration;
 
 use file_store_sandbox::{command, run, Limits, Spec};
-
-/// The pids of this process's children that have ended and wait to be reaped.
-fn zombies() -> Vec<String> {
-    let me = std::process::id().to_string();
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|entry| std::fs::read_to_string(entry.ok()?.path().join("stat")).ok())
-        .filter_map(|stat| {
-            let (pid, rest) = stat.split_once(" (")?;
-            let fields: Vec<&str> = rest.rsplit_once(") ")?.1.split(' ').collect();
-            (fields[0] == "Z" && fields[1] == me).then(|| pid.to_string())
-        })
-        .collect()
-}
 
 fn spec(dir: &Path, sandbox: bool, language: &str, code: &str) -> Spec {
     Spec {
@@ -37,12 +25,7 @@ fn spec(dir: &Path, sandbox: bool, language: &str, code: &str) -> Spec {
 
 #[test]
 fn as_a_subreaper_runs_timed_out_or_leaving_a_daemon_leave_no_zombie() {
-    assert_eq!(
-        // SAFETY: prctl(PR_SET_CHILD_SUBREAPER) takes integers, reads no memory and
-        // only sets a flag of this test process.
-        unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) },
-        0
-    );
+    common::adopt_orphans();
     let dir = tempfile::tempdir().unwrap();
     let timed_out = "sleep 30 & sleep 30 & sleep 30";
     let daemon = "(sleep 30 &); sleep 0.3";
@@ -56,6 +39,6 @@ fn as_a_subreaper_runs_timed_out_or_leaving_a_daemon_leave_no_zombie() {
             Ok(ran) => assert!(ran.timed_out, "round {round}"),
             Err(e) => eprintln!("the sandboxed run skipped: {e}"),
         }
-        assert_eq!(zombies(), Vec::<String>::new(), "round {round}");
+        assert_eq!(common::zombies(), Vec::<String>::new(), "round {round}");
     }
 }
