@@ -1,0 +1,30 @@
+# frozen_string_literal: true
+
+require 'io/wait'
+
+# What a storm's child process is doing when it does not end in time.
+module StormThreads
+  module_function
+
+  # Every thread's state and innermost 30 frames.
+  def backtraces
+    Thread.list.map { |thread| "#{thread.inspect}\n  #{Array(thread.backtrace).first(30).join("\n  ")}\n" }.join
+  end
+
+  # The line the child +pid+ writes to +reader+ within +seconds+; past them the child
+  # writes its threads' backtraces to +dump+ (on USR1) and has as long again.
+  def answer(reader, pid, seconds, dump)
+    found = reader.wait_readable(seconds) && reader.gets
+    return found if found
+
+    Process.kill(:USR1, pid)
+    found = reader.wait_readable(seconds) && reader.gets
+    warn "the storm ended #{seconds} s late; its threads then:\n#{read(dump)}" if found
+    found
+  end
+
+  # What +dump+ holds, if the child wrote it.
+  def read(dump)
+    File.exist?(dump) ? File.read(dump) : 'no backtraces'
+  end
+end
