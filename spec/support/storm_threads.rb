@@ -6,9 +6,20 @@ require 'io/wait'
 module StormThreads
   module_function
 
-  # Every thread's state and innermost 30 frames.
+  # Every thread's state and innermost 30 frames, then what Active Support's load
+  # interlock holds (a storm on Rails 6.1 once stuck with two threads waiting to enter
+  # it and no live thread inside).
   def backtraces
-    Thread.list.map { |thread| "#{thread.inspect}\n  #{Array(thread.backtrace).first(30).join("\n  ")}\n" }.join
+    Thread.list.map { |thread| "#{thread.inspect}\n  #{Array(thread.backtrace).first(30).join("\n  ")}\n" }.join +
+      interlock
+  end
+
+  def interlock
+    lock = defined?(ActiveSupport::Dependencies.interlock) && ActiveSupport::Dependencies.interlock.instance_variable_get(:@lock)
+    return '' unless lock
+
+    state = %i[@exclusive_thread @sharing @waiting].to_h { |name| [name, lock.instance_variable_get(name)] }
+    "load interlock: #{state.inspect}\n"
   end
 
   # The line the child +pid+ writes to +reader+ within +seconds+; past them the child
