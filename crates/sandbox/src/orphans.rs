@@ -36,13 +36,19 @@ impl Orphans {
         let Some(root) = self.root else {
             return;
         };
-        let processes = processes();
+        let mut children: HashMap<i32, Vec<(i32, u64)>> = HashMap::new();
+        for (pid, stat) in processes() {
+            children
+                .entry(stat.parent)
+                .or_default()
+                .push((pid, stat.started));
+        }
         let mut below = vec![root];
         while let Some(parent) = below.pop() {
-            for (pid, stat) in &processes {
-                if stat.parent == parent && !self.seen.contains_key(pid) {
-                    self.seen.insert(*pid, stat.started);
-                    below.push(*pid);
+            for &(pid, started) in children.get(&parent).into_iter().flatten() {
+                if let std::collections::hash_map::Entry::Vacant(entry) = self.seen.entry(pid) {
+                    entry.insert(started);
+                    below.push(pid);
                 }
             }
         }
