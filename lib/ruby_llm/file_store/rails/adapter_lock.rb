@@ -6,9 +6,9 @@ require 'active_support/version'
 module RubyLLM
   class FileStore # :nodoc:
     module RailsStore
-      # The one change to Rails itself. The lock of an Active Record connection lets
-      # exceptions raised into the thread in again inside it
-      # (Thread.handle_interrupt(Exception => :immediate)), even where the caller had
+      # One of two changes to Rails itself (MonitorEntry is the other). The lock of an
+      # Active Record connection lets exceptions raised into the thread in again inside
+      # it (Thread.handle_interrupt(Exception => :immediate)), even where the caller had
       # them deferred: so Thread#raise, and Timeout.timeout with an error class of the
       # application's, stopped the store's checkouts, checkins, rollbacks and
       # throw_away! halfway (a connection taken out of the pool and never closed, on

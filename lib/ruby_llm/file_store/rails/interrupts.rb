@@ -2,6 +2,7 @@
 
 require 'English'
 require_relative 'adapter_lock'
+require_relative 'monitor_entry'
 require_relative 'sqlite_wait'
 
 module RubyLLM
