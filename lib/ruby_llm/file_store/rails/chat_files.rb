@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative '../interrupts'
+
 module RubyLLM
   module ActiveRecord
     # The association a chat's class gets for its files:
@@ -27,7 +29,7 @@ module RubyLLM
 
       # Declares <tt>has_many :ruby_llm_chat_files</tt> on +klass+ unless it has it.
       def self.add_to(klass)
-        MUTEX.synchronize do
+        RubyLLM::FileStore::Interrupts.guarded(MUTEX) do
           next if klass.reflect_on_association(:ruby_llm_chat_files)
 
           klass.has_many :ruby_llm_chat_files, as: :chat, class_name: 'RubyLLM::ActiveRecord::ChatFile',

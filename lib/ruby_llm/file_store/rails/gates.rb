@@ -61,7 +61,8 @@ module RubyLLM
 
         # The keys of the locks this fiber holds.
         def held
-          GUARD.synchronize { GATES.select { |_, gate| gate.owner.equal?(Fiber.current) }.keys }
+          # Asked with interrupts allowed: taken with them deferred (Interrupts.guarded).
+          FileStore::Interrupts.guarded(GUARD) { GATES.select { |_, gate| gate.owner.equal?(Fiber.current) }.keys }
         end
 
         # Gives back one hold of the lock named +key+, waking the tasks that wait.
