@@ -67,7 +67,10 @@ fn a_kept_type_is_dropped_once_another_program_rewrites_the_file() {
         "application/pdf"
     );
     assert_eq!(root.list(None).unwrap()[0].content_type, "application/pdf");
-    assert_eq!(root.open_typed("data").unwrap().1, "application/pdf");
+    assert_eq!(
+        root.open_typed("data", root.types_kept()).unwrap().1,
+        "application/pdf"
+    );
 }
 
 #[test]
@@ -77,7 +80,10 @@ fn a_kept_type_stays_while_the_bytes_are_those_it_was_given_for() {
         .unwrap();
     root.write_typed("other", b"x", None).unwrap();
     assert_eq!(root.list(None).unwrap()[0].content_type, "application/json");
-    assert_eq!(root.open_typed("data").unwrap().1, "application/json");
+    assert_eq!(
+        root.open_typed("data", root.types_kept()).unwrap().1,
+        "application/json"
+    );
 }
 
 #[test]

@@ -5,7 +5,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::os::fd::AsFd;
 
-use super::entry::kept_type_of_file;
+use super::entry::{kept_type_of_file, types_kept};
 use super::{in_order, Root};
 use file_store_base::content_type;
 use file_store_base::error::{Error, Result};
@@ -37,13 +37,20 @@ impl Root {
         in_order::walk_paths_in_order(start, &base, visit)
     }
 
+    /// Whether a write ever kept a content type in a file of this folder: when
+    /// none did, [`Root::open_typed`] need not look for one in each file.
+    pub fn types_kept(&self) -> bool {
+        types_kept(self.fd.as_fd())
+    }
+
     /// Opens the file at `path` and gives it with its content type, decided as a
-    /// listing decides it: the type its write was given, else its name, else its
-    /// first bytes (read through the same descriptor, which is then rewound).
-    /// The size is the file's when it was opened.
-    pub fn open_typed(&self, path: &str) -> Result<(File, String, u64)> {
+    /// listing decides it: the type its write was given (looked for where `kept`,
+    /// as [`Root::types_kept`] says, asked once for many files), else its name,
+    /// else its first bytes (read through the same descriptor, which is then
+    /// rewound). The size is the file's when it was opened.
+    pub fn open_typed(&self, path: &str, kept: bool) -> Result<(File, String, u64)> {
         let (mut file, size) = self.open_sized(path)?;
-        if let Some(kept) = kept_type_of_file(&file) {
+        if let Some(kept) = kept.then(|| kept_type_of_file(&file)).flatten() {
             return Ok((file, kept, size));
         }
         if let Some(named) = content_type::from_name(path) {

@@ -115,6 +115,7 @@ pub fn search_tree(
     mut given: HashMap<String, Given>,
 ) -> Result<(SearchOutput, usize)> {
     let mut count = 0;
+    let kept = root.types_kept();
     let out = search_fed(opts, |feed| {
         root.each_file_path(prefix, |path| {
             count += 1;
@@ -123,7 +124,7 @@ pub fn search_tree(
                 Some(Err(why)) => Source::Lazy(Box::new(move || Err(why))),
                 None => {
                     let (root, plan, path) = (Arc::clone(root), Arc::clone(plan), path.clone());
-                    Source::Lazy(Box::new(move || prepare(&root, &plan, &path)))
+                    Source::Lazy(Box::new(move || prepare(&root, &plan, &path, kept)))
                 }
             };
             feed(SearchInput { path, source })
@@ -133,8 +134,14 @@ pub fn search_tree(
 }
 
 /// Opens the file at `path` and gives what to search in it, on the worker thread.
-fn prepare(root: &Root, plan: &Plan, path: &str) -> std::result::Result<Source, String> {
-    let (file, content_type, size) = root.open_typed(path).map_err(unreadable)?;
+/// `kept`: whether the folder's files may keep a content type (`Root::types_kept`).
+fn prepare(
+    root: &Root,
+    plan: &Plan,
+    path: &str,
+    kept: bool,
+) -> std::result::Result<Source, String> {
+    let (file, content_type, size) = root.open_typed(path, kept).map_err(unreadable)?;
     match plan.reading(&content_type) {
         Reading::AsIs if holds_text(&content_type) == Some(false) => Err(NO_CONVERTER.into()),
         Reading::AsIs => Ok(Source::Open(file, size)),
