@@ -14,6 +14,13 @@ module StormThreads
       interlock
   end
 
+  # What a storm's child reports when +error+ ends it: the error and, since Ruby's
+  # "No live threads left. Deadlock?" leaves the other threads where they stood,
+  # their backtraces.
+  def failure(error)
+    "#{error.class}: #{error.message} #{Array(error.backtrace).first(8)}\n#{backtraces}"
+  end
+
   def interlock
     lock = defined?(ActiveSupport::Dependencies.interlock) && ActiveSupport::Dependencies.interlock.instance_variable_get(:@lock)
     return '' unless lock

@@ -53,18 +53,31 @@ module RubyLLM
         end
 
         # Drops the connections +pool+ lends to this thread besides the one it holds, and
-        # +used+ unless another thread has it.
+        # +used+ unless another thread has it. +used+ leaves the pool under the pool's
+        # monitor, so no thread takes it meanwhile, and is closed after: closing takes
+        # the connection's lock, which a checkin holds while it waits for the pool's
+        # monitor (the other order would be a deadlock).
         def recover(pool, used)
           drop_strays(pool)
           return unless used
 
-          pool.synchronize do
-            owner = used.owner
-            mine = owner.nil? || owner.equal?(Thread.current) || owner.equal?(Fiber.current)
-            throw_away(used) if mine && pool.connections.include?(used)
+          removed = deferred do
+            pool.synchronize do
+              next false unless ours?(used.owner) && pool.connections.include?(used)
+
+              pool.remove(used)
+              true
+            end
           end
+          close(used) if removed
         rescue StandardError
           nil # the pool takes back a dead thread's connections itself; this is only sooner
+        end
+
+        # Whether a connection lent to +owner+ is this task's to drop: lent to no one, to
+        # this thread, or to this fiber.
+        def ours?(owner)
+          owner.nil? || owner.equal?(Thread.current) || owner.equal?(Fiber.current)
         end
 
         # Drops the connections +pool+ lends to this thread besides the one it holds.
@@ -89,6 +102,18 @@ module RubyLLM
             raw = SQLiteWait.raw(connection)
             begin
               connection.throw_away!
+            ensure
+              SQLiteWait.close(raw) if raw
+            end
+          end
+        end
+
+        # Closes +connection+, already out of its pool, as throw_away does.
+        def close(connection)
+          deferred do
+            raw = SQLiteWait.raw(connection)
+            begin
+              connection.disconnect!
             ensure
               SQLiteWait.close(raw) if raw
             end

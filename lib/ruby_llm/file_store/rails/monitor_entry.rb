@@ -18,33 +18,33 @@ module RubyLLM
       # interlock's (ConnectionPool::Queue#wait_poll inside permit_concurrent_loads), so
       # every thread that would release the interlock queues behind it. A storm of
       # Timeouts on a busy pool stopped every thread of the process for good (MariaDB and
-      # PostgreSQL, with blobs on S3). The load interlock (ShareLock) and a connection
-      # pool now enter their monitor with interrupts deferred, as Rails' own connection
-      # lock does; an interrupt that came meanwhile is raised once the monitor is held,
-      # and the monitor is given back. Their monitors guard bookkeeping only and every
-      # wait inside goes through a condition variable, which lets interrupts in as
-      # before. Tested in monitor_entry_spec on 6.1, 7.2 and 8.1.
+      # PostgreSQL, with blobs on S3). Now a thread that leaves the load interlock's or a
+      # connection pool's synchronize other than by its block's value passes the monitor
+      # on when it is free: it takes it without waiting and gives it back, which wakes
+      # the next waiter. Entering, waiting and leaving are Ruby's own (Monitor, in C), so
+      # an interrupt still ends a wait at once and never leaves the monitor held. (A
+      # first version entered with interrupts deferred, and left a window in Ruby between
+      # the block and the release: a storm of Thread#raise then left the interlock held
+      # by no running thread.) Tested in monitor_entry_spec on 6.1, 7.2 and 8.1.
       module MonitorEntry
         # Prepended to the classes below, whose synchronize is MonitorMixin's.
-        module Deferred
+        module HandOver
           def synchronize
-            entered = false
-            begin
-              Thread.handle_interrupt(Object => :never) do
-                mon_enter
-                entered = true
-              end
-              yield
-            ensure
-              Thread.handle_interrupt(Object => :never) { mon_exit } if entered
-            end
+            done = false
+            result = super
+            done = true
+            result
+          ensure
+            # Not when this thread still holds it (an outer synchronize), nor after a
+            # normal return, which released it through Ruby's own hand-over.
+            Thread.handle_interrupt(Object => :never) { mon_exit if mon_try_enter } unless done || mon_owned?
           end
         end
 
         module_function
 
         def install!
-          lock_classes.each { |klass| klass.prepend(Deferred) unless klass <= Deferred }
+          lock_classes.each { |klass| klass.prepend(HandOver) unless klass <= HandOver }
         end
 
         def lock_classes

@@ -1,8 +1,8 @@
 # frozen_string_literal: true
 
-# The second change to Rails: the load interlock and a connection pool enter their
-# monitor with interrupts deferred, so an interrupt landing on the waiter a release
-# wakes cannot leave the next waiter asleep beside a free monitor.
+# The second change to Rails: a thread an interrupt takes out of the load interlock's
+# or a connection pool's synchronize passes the monitor on, so an interrupt landing on
+# the waiter a release wakes cannot leave the next waiter asleep beside a free monitor.
 RSpec.describe 'RubyLLM::FileStore::RailsStore::MonitorEntry', :rails do
   before { RubyLLM::ActiveRecord.const_get(:FileStore) } # loads the Rails store
 

@@ -281,7 +281,7 @@ RSpec.describe 'RubyLLM::ActiveRecord::Tidy', :rails do
         writer.flush
         exit!(0)
       rescue Exception => e # rubocop:disable Lint/RescueException
-        writer.puts(JSON.generate('error' => "#{e.class}: #{e.message} #{e.backtrace.first(8)}"))
+        writer.puts(JSON.generate('error' => StormThreads.failure(e)))
         exit!(1)
       end
       writer.close
