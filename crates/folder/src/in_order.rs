@@ -1,18 +1,21 @@
 //! A walk that finds a folder's files in the order sorting their paths gives, so
 //! a caller can start on the first files while the walk goes on to the rest.
 
-use std::os::fd::BorrowedFd;
+use std::os::fd::{BorrowedFd, OwnedFd};
+use std::sync::Arc;
 
 use rustix::fs::FileType;
 
-use super::walk::{below, join, read_folder};
-use file_store_base::error::Result;
+use super::walk::{below, join, open_dirs, read_folder};
+use file_store_base::error::{Error, Result};
 
-/// A folder being walked: where it is, and its names not yet walked, each a
-/// subfolder's with a `/` after it, in reverse order so the next is popped.
+/// A folder being walked: where it is, its descriptor while the walk is in it,
+/// and its names not yet walked, each a subfolder's with a `/` after it, in
+/// reverse order so the next is popped.
 struct Frame {
     relative: String,
     path: String,
+    dir: Option<Arc<OwnedFd>>,
     names: Vec<String>,
 }
 
@@ -20,7 +23,7 @@ struct Frame {
 /// [`read_folder`] says.
 fn frame(start: BorrowedFd<'_>, base: &str, relative: String) -> Result<Option<Frame>> {
     let path = below(base, &relative);
-    let Some((_, listed)) = read_folder(start, &relative, &path)? else {
+    let Some((dir, listed)) = read_folder(start, &relative, &path)? else {
         return Ok(None);
     };
     let mut names: Vec<String> = listed
@@ -36,19 +39,23 @@ fn frame(start: BorrowedFd<'_>, base: &str, relative: String) -> Result<Option<F
     Ok(Some(Frame {
         relative,
         path,
+        dir: Some(dir),
         names,
     }))
 }
 
-/// Calls `visit` with the store path of every regular file below `start` (whose
-/// path is `base`), in the order sorting all the paths gives, leaving out what
-/// `walk_files` leaves out. No folder's descriptor is held once its names are
-/// read: a walk holds `start` and one folder being read, whatever the tree's
-/// shape, and the names of each folder on the way down.
-pub(super) fn walk_paths_in_order(
+/// Calls `visit` with the folder holding each regular file below `start` (whose
+/// path is `base`), open, the file's name there and its store path, in the order
+/// sorting all the paths gives, leaving out what `walk_files` leaves out, so a
+/// file is opened from its folder rather than from the store's root. The walk
+/// holds `start` and the descriptor of the folder it is in, whatever the tree's
+/// shape (a folder's is let go on the way down and opened again on the way back
+/// when files of it are left), and the names of each folder on the way down;
+/// `visit` may keep a folder's descriptor as long as it needs it.
+pub(super) fn walk_files_in_order(
     start: BorrowedFd<'_>,
     base: &str,
-    mut visit: impl FnMut(String) -> Result<()>,
+    mut visit: impl FnMut(&Arc<OwnedFd>, &str, String) -> Result<()>,
 ) -> Result<()> {
     let mut stack: Vec<Frame> = frame(start, base, String::new())?.into_iter().collect();
     while let Some(top) = stack.last_mut() {
@@ -56,15 +63,41 @@ pub(super) fn walk_paths_in_order(
             stack.pop();
             continue;
         };
-        match name.strip_suffix('/') {
-            Some(folder) => {
-                let relative = join(&top.relative, folder);
-                if let Some(inner) = frame(start, base, relative)? {
-                    stack.push(inner);
-                }
+        if let Some(folder) = name.strip_suffix('/') {
+            let relative = join(&top.relative, folder);
+            top.dir = None;
+            if let Some(inner) = frame(start, base, relative)? {
+                stack.push(inner);
             }
-            None => visit(join(&top.path, &name))?,
+            continue;
         }
+        let dir = match &top.dir {
+            Some(dir) => Arc::clone(dir),
+            None => match again(start, &top.relative)? {
+                Some(dir) => Arc::clone(top.dir.insert(dir)),
+                // Gone, or swapped for a link, since it was read: as a folder in
+                // that state when its turn came, nothing of it is walked.
+                None => {
+                    stack.pop();
+                    continue;
+                }
+            },
+        };
+        visit(&dir, &name, join(&top.path, &name))?;
     }
     Ok(())
+}
+
+/// The folder `relative` to `start` opened again, `None` when it is no longer one.
+fn again(start: BorrowedFd<'_>, relative: &str) -> Result<Option<Arc<OwnedFd>>> {
+    let opened = if relative.is_empty() {
+        rustix::io::fcntl_dupfd_cloexec(start, 0).map_err(|e| Error::io(".", e))
+    } else {
+        open_dirs(start, relative, false)
+    };
+    match opened {
+        Ok(fd) => Ok(Some(Arc::new(fd))),
+        Err(Error::NotFound(_) | Error::SymbolicLink(_) | Error::IsFile(_)) => Ok(None),
+        Err(e) => Err(e),
+    }
 }

@@ -33,6 +33,7 @@ use entry::kept_type_of;
 pub use entry::{Entry, TYPES_KEPT_ATTRIBUTE, TYPE_ATTRIBUTE};
 pub use first::Listing;
 use resolve::Opened;
+pub use typed::Found;
 pub use write::AtomicWriter;
 
 /// A folder opened as a capability: everything is reached through its descriptor.

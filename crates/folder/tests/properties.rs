@@ -100,8 +100,13 @@ proptest! {
         let listed: Vec<String> =
             root.list(prefix.as_deref()).unwrap().into_iter().map(|e| e.path).collect();
         let mut found = Vec::new();
-        root.each_file_path(prefix.as_deref(), |path| {
-            found.push(path);
+        root.each_file(prefix.as_deref(), |file| {
+            // Each opens from the folder it was found in, and is the file written.
+            let (mut opened, size) = file.open_sized().unwrap();
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut opened, &mut bytes).unwrap();
+            assert_eq!((bytes.as_slice(), size), (&b"x"[..], 1), "{}", file.path());
+            found.push(file.path().to_string());
             Ok(())
         })
         .unwrap();

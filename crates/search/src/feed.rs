@@ -55,6 +55,16 @@ impl Queue {
         self.ready.notify_all();
     }
 
+    /// The next input when more than `ahead` wait, without waiting.
+    pub(super) fn pop_past(&self, ahead: usize) -> Option<(usize, SearchInput)> {
+        let mut state = self.state();
+        if state.items.len() > ahead {
+            state.items.pop_front()
+        } else {
+            None
+        }
+    }
+
     /// The next input, waiting for one while more may come; `None` once the queue
     /// is closed and empty.
     pub(super) fn pop(&self) -> Option<(usize, SearchInput)> {

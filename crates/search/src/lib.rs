@@ -181,7 +181,9 @@ pub type Feed<'f> = dyn FnMut(SearchInput) -> Result<()> + 'f;
 /// search starts on the first while `produce` finds the rest (a walk of a
 /// folder, say). It runs on the calling thread, with a worker thread more for
 /// each input past the first, up to one a core; the calling thread searches
-/// too once `produce` is done. An error of `produce` ends the search with it.
+/// too once `produce` is done, and before, whenever `produce` runs
+/// [`QUEUED_AHEAD`] inputs ahead of the workers. An error of `produce` ends
+/// the search with it.
 pub fn search_fed(
     opts: &SearchOptions,
     produce: impl FnOnce(&mut Feed<'_>) -> Result<()>,
@@ -197,18 +199,24 @@ pub fn search_fed(
     });
     let shown = AtomicUsize::new(0);
     let flag = file_store_base::cancel::current();
-    let work = || {
-        file_store_base::cancel::with_flag(flag.clone(), || {
-            search_queue(&queue, &merge, &shown, &matcher, opts)
-        })
-    };
+    let worker = || Worker::new(&merge, &shown, &matcher, opts);
+    let work =
+        || file_store_base::cancel::with_flag(flag.clone(), || worker().search_queue(&queue));
     std::thread::scope(|s| {
         let mut workers = 1;
+        let mut own: Option<Worker<'_, '_>> = None;
         let mut feed = |input: SearchInput| {
             file_store_base::cancel::check()?;
             if queue.push(input) > 0 && workers < cores {
                 workers += 1;
                 s.spawn(work);
+            }
+            // An input waiting holds what its search needs (a folder's
+            // descriptor, a converted text): the calling thread takes its share
+            // rather than let the walk run ahead of the search without bound.
+            while let Some((index, input)) = queue.pop_past(QUEUED_AHEAD) {
+                own.get_or_insert_with(worker).take(index, input);
+                file_store_base::cancel::check()?;
             }
             Ok(())
         };
@@ -217,7 +225,7 @@ pub fn search_fed(
         queue.close(!matches!(produced, Ok(Ok(()))));
         let produced = produced.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         if produced.is_ok() {
-            work();
+            own.unwrap_or_else(worker).search_queue(&queue);
         }
         produced
     })?;
@@ -225,32 +233,65 @@ pub fn search_fed(
     Ok(merge.into_inner().unwrap_or_else(|e| e.into_inner()).out)
 }
 
-/// One worker's share of a search: inputs from `queue` until it is closed and
-/// empty or the search is cancelled.
-fn search_queue(
-    queue: &Queue,
-    merge: &Mutex<Merge<'_>>,
-    shown: &AtomicUsize,
-    matcher: &RegexMatcher,
-    opts: &SearchOptions,
-) {
-    let matcher = matcher.clone();
-    let mut searchers = Searchers::new(opts.context);
-    loop {
-        if file_store_base::cancel::cancelled() {
-            break;
+/// The most inputs a search holds given and not yet taken: enough that no
+/// worker waits for the walk, few enough that what they hold stays small (a
+/// walk's inputs each hold their folder open: this many descriptors, and one
+/// a thread searching).
+pub const QUEUED_AHEAD: usize = 64;
+
+/// What one thread of a search needs: its own copy of the matcher and its
+/// searchers, and where the results go.
+struct Worker<'m, 'o> {
+    merge: &'m Mutex<Merge<'o>>,
+    shown: &'m AtomicUsize,
+    matcher: RegexMatcher,
+    searchers: Searchers,
+    opts: &'o SearchOptions,
+}
+
+impl<'m, 'o> Worker<'m, 'o> {
+    fn new(
+        merge: &'m Mutex<Merge<'o>>,
+        shown: &'m AtomicUsize,
+        matcher: &RegexMatcher,
+        opts: &'o SearchOptions,
+    ) -> Self {
+        Worker {
+            merge,
+            shown,
+            matcher: matcher.clone(),
+            searchers: Searchers::new(opts.context),
+            opts,
         }
-        let Some((index, input)) = queue.pop() else {
-            break;
-        };
+    }
+
+    /// Inputs from `queue` until it is closed and empty or the search is cancelled.
+    fn search_queue(mut self, queue: &Queue) {
+        while !file_store_base::cancel::cancelled() {
+            let Some((index, input)) = queue.pop() else {
+                break;
+            };
+            self.take(index, input);
+        }
+    }
+
+    /// Searches the input numbered `index` and hands its result to the merge.
+    fn take(&mut self, index: usize, input: SearchInput) {
         // Inputs before this one already show `shown` lines: no need to keep more.
-        let cap = opts
+        let cap = self
+            .opts
             .max_matches
-            .saturating_sub(shown.load(Ordering::Relaxed));
-        let found = search_one(&mut searchers, &matcher, input.source, cap, opts.context);
-        let mut merge = merge.lock().unwrap_or_else(|e| e.into_inner());
+            .saturating_sub(self.shown.load(Ordering::Relaxed));
+        let found = search_one(
+            &mut self.searchers,
+            &self.matcher,
+            input.source,
+            cap,
+            self.opts.context,
+        );
+        let mut merge = self.merge.lock().unwrap_or_else(|e| e.into_inner());
         merge.add(index, input.path, found);
-        shown.store(merge.out.shown, Ordering::Relaxed);
+        self.shown.store(merge.out.shown, Ordering::Relaxed);
     }
 }
 

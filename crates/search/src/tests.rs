@@ -357,3 +357,34 @@ fn a_line_break_inside_a_line_never_shows_as_another_match() {
     );
     assert_eq!((out.shown, out.total_matches), (1, 1));
 }
+
+#[test]
+fn the_inputs_given_ahead_of_the_search_stay_bounded() {
+    // Slow inputs and a producer with nothing to do but give more: each input
+    // holds a token until it is searched, as a walk's hold their folders open.
+    let token = std::sync::Arc::new(());
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut most = 0;
+    let out = search_fed(&opts("hit", 0, 10_000), |feed| {
+        for i in 0..600 {
+            let held = std::sync::Arc::clone(&token);
+            feed(SearchInput {
+                path: format!("f{i:03}"),
+                source: Source::Lazy(Box::new(move || {
+                    std::thread::sleep(std::time::Duration::from_micros(200));
+                    drop(held);
+                    Ok(Source::Bytes(b"a hit\n".as_slice().into()))
+                })),
+            })?;
+            most = most.max(std::sync::Arc::strong_count(&token) - 1);
+        }
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(out.total_matches, 600);
+    assert!(out.text.starts_with("f000:1: a hit\nf001:1: a hit\n"));
+    assert!(
+        most <= QUEUED_AHEAD + threads,
+        "{most} inputs held at once, over {QUEUED_AHEAD} waiting and one a thread"
+    );
+}

@@ -12,7 +12,7 @@ use super::{search_fed, SearchInput, SearchOptions, SearchOutput, Source};
 use file_store_base::content_type::holds_text;
 use file_store_base::error::Result;
 use file_store_documents::{cache, cut_reason, Kind, Refusal};
-use file_store_folder::Root;
+use file_store_folder::{Found, Root};
 
 /// One converter a registry names for a type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,14 +117,15 @@ pub fn search_tree(
     let mut count = 0;
     let kept = root.types_kept();
     let out = search_fed(opts, |feed| {
-        root.each_file_path(prefix, |path| {
+        root.each_file(prefix, |found| {
             count += 1;
+            let path = found.path().to_string();
             let source = match given.remove(&path) {
                 Some(Ok(text)) => Source::Bytes(text),
                 Some(Err(why)) => Source::Lazy(Box::new(move || Err(why))),
                 None => {
-                    let (root, plan, path) = (Arc::clone(root), Arc::clone(plan), path.clone());
-                    Source::Lazy(Box::new(move || prepare(&root, &plan, &path, kept)))
+                    let plan = Arc::clone(plan);
+                    Source::Lazy(Box::new(move || prepare(&found, &plan, kept)))
                 }
             };
             feed(SearchInput { path, source })
@@ -133,15 +134,12 @@ pub fn search_tree(
     Ok((out, count))
 }
 
-/// Opens the file at `path` and gives what to search in it, on the worker thread.
-/// `kept`: whether the folder's files may keep a content type (`Root::types_kept`).
-fn prepare(
-    root: &Root,
-    plan: &Plan,
-    path: &str,
-    kept: bool,
-) -> std::result::Result<Source, String> {
-    let (file, content_type, size) = root.open_typed(path, kept).map_err(unreadable)?;
+/// Opens the file `found` from its folder and gives what to search in it, on the
+/// worker thread. `kept`: whether the folder's files may keep a content type
+/// (`Root::types_kept`).
+fn prepare(found: &Found, plan: &Plan, kept: bool) -> std::result::Result<Source, String> {
+    let (file, content_type, size) = found.open_typed(kept).map_err(unreadable)?;
+    let path = found.path();
     match plan.reading(&content_type) {
         Reading::AsIs if holds_text(&content_type) == Some(false) => Err(NO_CONVERTER.into()),
         Reading::AsIs => Ok(Source::Open(file, size)),
@@ -158,7 +156,7 @@ fn prepare(
                 // As the Ruby layer does: a type that holds text is read as it is
                 // when its converters give nothing (a page of HTML with no text).
                 Err(_) if holds_text(&content_type) != Some(false) => {
-                    let (file, size) = root.open_sized(path).map_err(unreadable)?;
+                    let (file, size) = found.open_sized().map_err(unreadable)?;
                     Ok(Source::Open(file, size))
                 }
                 Err(Refusal::Stopped(why)) => Err(format!("could not be read: {why}")),
