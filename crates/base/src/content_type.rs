@@ -70,11 +70,28 @@ pub fn holds_text(content_type: &str) -> Option<bool> {
 pub fn from_name(name: &str) -> Option<String> {
     let file = name.rsplit('/').next().unwrap_or(name);
     let (_, ext) = file.rsplit_once('.').filter(|(stem, _)| !stem.is_empty())?;
+    // A folder's files mostly share a few extensions: the last one looked up on
+    // this thread is answered again without a search of mime_guess's table.
+    LAST_LOOKED_UP.with_borrow_mut(|last| {
+        if last.0 != ext {
+            *last = (ext.to_string(), by_extension(ext));
+        }
+        last.1.map(str::to_string)
+    })
+}
+
+thread_local! {
+    static LAST_LOOKED_UP: std::cell::RefCell<(String, Option<&'static str>)> =
+        const { std::cell::RefCell::new((String::new(), None)) };
+}
+
+/// The content type of the extension `ext`, in any case.
+fn by_extension(ext: &str) -> Option<&'static str> {
     let ext = ext.to_ascii_lowercase();
     if let Some((_, ty)) = OVERRIDES.iter().find(|(e, _)| *e == ext) {
-        return Some((*ty).to_string());
+        return Some(ty);
     }
-    mime_guess::from_ext(&ext).first_raw().map(str::to_string)
+    mime_guess::from_ext(&ext).first_raw()
 }
 
 /// The content type the first bytes show: a known signature, else `text/plain` for
@@ -108,6 +125,10 @@ mod tests {
         assert_eq!(detect("photo.png", b"not a png"), "image/png");
         assert_eq!(detect("app.ts", b""), "text/typescript");
         assert_eq!(detect("table.csv", b""), "text/csv");
+        // The last extension looked up is answered again, in its own case too.
+        assert_eq!(detect("b.CSV", b""), "text/csv");
+        assert_eq!(detect("notes.", b"plain"), "text/plain");
+        assert_eq!(detect("c.csv", b""), "text/csv");
     }
 
     #[test]

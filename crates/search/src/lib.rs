@@ -182,7 +182,8 @@ pub type Feed<'f> = dyn FnMut(SearchInput) -> Result<()> + 'f;
 /// folder, say). It runs on the calling thread, with a worker thread more for
 /// each input past the first, up to one a core; the calling thread searches
 /// too once `produce` is done, and before, whenever `produce` runs
-/// [`QUEUED_AHEAD`] inputs ahead of the workers. An error of `produce` ends
+/// [`QUEUED_AHEAD`] inputs ahead of the workers. Inputs go to the workers
+/// [`GIVEN_TOGETHER`] at a time. An error of `produce` ends
 /// the search with it.
 pub fn search_fed(
     opts: &SearchOptions,
@@ -205,12 +206,21 @@ pub fn search_fed(
     std::thread::scope(|s| {
         let mut workers = 1;
         let mut own: Option<Worker<'_, '_>> = None;
-        let mut feed = |input: SearchInput| {
-            file_store_base::cancel::check()?;
-            if queue.push(input) > 0 && workers < cores {
-                workers += 1;
+        let mut batch = Vec::with_capacity(GIVEN_TOGETHER);
+        let give = |batch: &mut Vec<SearchInput>, workers: &mut usize| {
+            let given = queue.push_all(batch);
+            while *workers < cores.min(given) {
+                *workers += 1;
                 s.spawn(work);
             }
+        };
+        let mut feed = |input: SearchInput| {
+            file_store_base::cancel::check()?;
+            batch.push(input);
+            if batch.len() < GIVEN_TOGETHER {
+                return Ok(());
+            }
+            give(&mut batch, &mut workers);
             // An input waiting holds what its search needs (a folder's
             // descriptor, a converted text): the calling thread takes its share
             // rather than let the walk run ahead of the search without bound.
@@ -222,7 +232,11 @@ pub fn search_fed(
         };
         // Closed however `produce` ends, a panic too, so no worker waits on.
         let produced = std::panic::catch_unwind(AssertUnwindSafe(|| produce(&mut feed)));
-        queue.close(!matches!(produced, Ok(Ok(()))));
+        let done = matches!(produced, Ok(Ok(())));
+        if done {
+            give(&mut batch, &mut workers);
+        }
+        queue.close(!done);
         let produced = produced.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         if produced.is_ok() {
             own.unwrap_or_else(worker).search_queue(&queue);
@@ -233,11 +247,15 @@ pub fn search_fed(
     Ok(merge.into_inner().unwrap_or_else(|e| e.into_inner()).out)
 }
 
-/// The most inputs a search holds given and not yet taken: enough that no
-/// worker waits for the walk, few enough that what they hold stays small (a
-/// walk's inputs each hold their folder open: this many descriptors, and one
-/// a thread searching).
+/// The most inputs a search holds given and not yet taken, past the ones it
+/// gathers to give together: enough that no worker waits for the walk, few
+/// enough that what they hold stays small (a walk's inputs each hold their
+/// folder open: this many descriptors and [`GIVEN_TOGETHER`], and one a thread
+/// searching).
 pub const QUEUED_AHEAD: usize = 64;
+
+/// How many inputs a search gathers before it gives them to its workers.
+pub const GIVEN_TOGETHER: usize = 16;
 
 /// What one thread of a search needs: its own copy of the matcher and its
 /// searchers, and where the results go.

@@ -384,7 +384,7 @@ fn the_inputs_given_ahead_of_the_search_stay_bounded() {
     assert_eq!(out.total_matches, 600);
     assert!(out.text.starts_with("f000:1: a hit\nf001:1: a hit\n"));
     assert!(
-        most <= QUEUED_AHEAD + threads,
-        "{most} inputs held at once, over {QUEUED_AHEAD} waiting and one a thread"
+        most <= QUEUED_AHEAD + GIVEN_TOGETHER + threads,
+        "{most} inputs held at once, over {QUEUED_AHEAD} waiting, {GIVEN_TOGETHER} gathered and one a thread"
     );
 }

@@ -38,29 +38,47 @@ pub enum Reading {
 /// `"*/*"`, each a list tried in order, as the registry of the Ruby layer holds them.
 #[derive(Debug, Clone, Default)]
 pub struct Plan {
-    registry: HashMap<String, Vec<Step>>,
+    /// By exact type.
+    exact: HashMap<String, Vec<Step>>,
+    /// By family, keyed by the part before the `/` (`"image"` for `"image/*"`).
+    families: HashMap<String, Vec<Step>>,
+    /// For every type (`"*/*"`).
+    any: Vec<Step>,
 }
 
 impl Plan {
     /// A plan from `(key, steps)` pairs.
     pub fn new(entries: impl IntoIterator<Item = (String, Vec<Step>)>) -> Plan {
-        Plan {
-            registry: entries.into_iter().collect(),
+        let mut plan = Plan::default();
+        for (key, steps) in entries {
+            match key.strip_suffix("/*") {
+                Some("*") => plan.any = steps,
+                Some(family) => {
+                    plan.families.insert(family.to_string(), steps);
+                }
+                None => {
+                    plan.exact.insert(key, steps);
+                }
+            }
         }
+        plan
     }
 
     /// What reads a file of `content_type`: the converters of each of
-    /// [`converter_keys`] in turn.
+    /// [`converter_keys`] in turn. Asked for every file a search reads, it
+    /// allocates nothing when no converter reads the type.
     pub fn reading(&self, content_type: &str) -> Reading {
-        let steps: Vec<Step> = converter_keys(content_type)
-            .iter()
-            .flat_map(|key| self.registry.get(key).into_iter().flatten().copied())
-            .collect();
-        if steps.is_empty() {
+        let family = content_type.split('/').next().unwrap_or("");
+        let lists = [
+            self.exact.get(content_type).map(Vec::as_slice),
+            self.families.get(family).map(Vec::as_slice),
+            Some(self.any.as_slice()),
+        ];
+        let mut steps = lists.into_iter().flatten().flatten().peekable();
+        if steps.peek().is_none() {
             return Reading::AsIs;
         }
         let kinds: Option<Vec<Kind>> = steps
-            .iter()
             .map(|step| match step {
                 Step::Native(kind) => Some(*kind),
                 Step::Caller => None,

@@ -51,6 +51,21 @@ fn reading_follows_exact_type_then_family_then_any() {
     assert_eq!(plan.reading("text/plain"), Reading::AsIs);
     let any = Plan::new([("*/*".to_string(), vec![Step::Native(Kind::Html)])]);
     assert_eq!(any.reading("text/plain"), Reading::Native(vec![Kind::Html]));
+    // Each key's list in turn, each once however the type is written.
+    let all = Plan::new([
+        ("*/*".to_string(), vec![Step::Native(Kind::Html)]),
+        ("text/*".to_string(), vec![Step::Native(Kind::Pdf)]),
+        ("text/csv".to_string(), vec![Step::Native(Kind::Html)]),
+    ]);
+    let chain = |kinds: &[Kind]| Reading::Native(kinds.to_vec());
+    assert_eq!(
+        all.reading("text/csv"),
+        chain(&[Kind::Html, Kind::Pdf, Kind::Html])
+    );
+    assert_eq!(all.reading("text/plain"), chain(&[Kind::Pdf, Kind::Html]));
+    assert_eq!(all.reading("text/*"), chain(&[Kind::Pdf, Kind::Html]));
+    assert_eq!(all.reading("*/*"), chain(&[Kind::Html]));
+    assert_eq!(all.reading("image/png"), chain(&[Kind::Html]));
 }
 
 #[test]
