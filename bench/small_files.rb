@@ -15,7 +15,8 @@
 # tool call) in a forked Ruby child, ripgrep (`rg -n`, its output read from a pipe) as
 # a command. CPU is user + system time of that process (the child's, from fork to its
 # answer, or rg's, from exec to exit), the best of the runs; wall likewise. Ratios are
-# ours over ripgrep's: under 1.0 is faster.
+# ours over ripgrep's: under 1.0 is faster. Peak memory is the child's highest resident
+# set over what it held when forked, the most of its runs.
 
 $LOAD_PATH.unshift(File.expand_path('../lib', __dir__))
 require_relative '../spec/ruby_llm_path'
@@ -31,7 +32,7 @@ class SmallFilesBench
   SIZES = [5_000, 50_000, 500_000].freeze
   SEARCHES = [['marker[0-9]+', false], ['common', true]].freeze
   BASE = File.join(Dir.tmpdir, 'ruby_llm_file_store_small_files_bench')
-  Sample = Struct.new(:cpu, :wall, :matches)
+  Sample = Struct.new(:cpu, :wall, :matches, :peak)
 
   def initialize(argv)
     @clean = argv.include?('--clean')
@@ -45,7 +46,7 @@ class SmallFilesBench
     puts "ruby #{RUBY_VERSION}, #{Etc.nprocessors} cores, #{`rg --version`.lines.first.strip}, " \
          "load average #{File.read('/proc/loadavg').split.first(3).join(' ')}"
     puts "best of #{RUNS} alternating runs after one warm-up each; every run a process of its own"
-    puts row('files', 'search', 'ours cpu / wall', 'rg cpu / wall', 'cpu ratio', 'wall')
+    puts row('files', 'search', 'ours cpu / wall', 'rg cpu / wall', 'cpu ratio', 'wall', 'ours peak')
     @sizes.each { |size| bench_size(size) }
   end
 
@@ -64,11 +65,11 @@ class SmallFilesBench
 
   def report(size, label, ours, theirs)
     puts row(size.to_s.reverse.scan(/\d{1,3}/).join(',').reverse, label, times(ours), times(theirs),
-             ratio(ours.cpu / theirs.cpu), ratio(ours.wall / theirs.wall))
+             ratio(ours.cpu / theirs.cpu), ratio(ours.wall / theirs.wall), "#{ours.peak.round(1)} MB")
   end
 
   def row(*cells)
-    widths = [9, 24, 17, 17, 10, 8]
+    widths = [9, 24, 17, 17, 10, 8, 10]
     cells.zip(widths).each_with_index.map { |(cell, width), i| i < 2 ? cell.ljust(width) : cell.rjust(width) }.join(' ')
   end
 
@@ -77,7 +78,7 @@ class SmallFilesBench
   def ratio(value) = "#{value.round(2)}x"
 
   def best(runs)
-    Sample.new(runs.map(&:cpu).min, runs.map(&:wall).min, runs.last.matches)
+    Sample.new(runs.map(&:cpu).min, runs.map(&:wall).min, runs.last.matches, runs.filter_map(&:peak).max)
   end
 
   # The tool call as the model makes it; the total from its summary line.
@@ -88,22 +89,27 @@ class SmallFilesBench
     summary ? summary.to_i : text.lines.count { |line| line.match?(/\A[^\n]*?:\d+: /) }
   end
 
-  # The block's value (a count) in a forked child, with the child's CPU and wall time.
+  # The block's value (a count) in a forked child, with the child's CPU and wall time,
+  # and its peak memory over what it held when forked (the loaded gem), in MB.
   def in_child
     reader, writer = IO.pipe
     started = now
     pid = fork do
       reader.close
-      writer.write(yield.to_s)
+      before = status_kb('VmRSS')
+      count = yield
+      writer.write("#{count} #{status_kb('VmHWM') - before}")
       writer.close
       exit!(0)
     end
     writer.close
-    count = reader.read.to_i
+    count, peak = reader.read.split.map(&:to_i)
     reader.close
     cpu = child_cpu { Process.wait(pid) }
-    Sample.new(cpu, now - started, count)
+    Sample.new(cpu, now - started, count, peak / 1024.0)
   end
+
+  def status_kb(field) = File.read('/proc/self/status')[/^#{field}:\s+(\d+)/, 1].to_i
 
   def ripgrep(root, pattern, ignore_case)
     reader, writer = IO.pipe
