@@ -95,6 +95,16 @@ RSpec.describe 'Interrupting native calls', :large, :native do
       expect(Process.last_status.termsig).to eq(Signal.list['INT'])
     end
 
+    # Past 80 files found and not yet searched, the thread that walks the folder
+    # searches some itself: the timeout reaches it there too.
+    it 'stops a search of more files than it holds waiting, 200 in folders, when the timeout ends' do
+      1.upto(200) do |i|
+        FileUtils.mkdir_p(File.join(root, "many/#{i % 7}"))
+        File.link(File.join(root, 'big0.txt'), File.join(root, "many/#{i % 7}/big#{i}.txt"))
+      end
+      expect(timed_out_after(0.2) { search }).to be < 0.6
+    end
+
     it 'stops a search through the listed files when the timeout ends' do
       entries = store.list.map { |file| [file.path, nil] }
       expect(timed_out_after(0.2) do
