@@ -234,8 +234,8 @@ impl Directory {
 
         let (shown, version) = off_gvl(ruby, || {
             let file = rb_self.root.open_file(&path)?;
-            read_versioned(&file, &path, |reader, _| {
-                text::chars_shown(reader, offset, limit)
+            read_versioned(&file, &path, |reader, size| {
+                text::chars_shown(reader, size, offset, limit)
             })
         })?;
         convert::shown(ruby, shown, convert::version(ruby, version)?)

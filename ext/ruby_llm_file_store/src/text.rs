@@ -50,8 +50,9 @@ fn read_chars(ruby: &Ruby, args: &[Value]) -> Result<RHash, Error> {
     let ((bytes,), kw) = convert::keywords::<(RString,)>(args)?;
     let (offset, limit) = convert::chars_window(kw)?;
     let bytes = owned_bytes(bytes);
+    let size = bytes.len() as u64;
     let read = nogvl(ruby, || {
-        let shown = text::chars_shown(Reader::new(bytes.as_slice()), offset, limit)?;
+        let shown = text::chars_shown(Reader::new(bytes.as_slice()), size, offset, limit)?;
         Ok((shown, version::of_bytes(&bytes)))
     })?;
     of_bytes(ruby, read)

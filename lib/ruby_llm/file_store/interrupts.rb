@@ -22,7 +22,9 @@ module RubyLLM
       # Pauses between tries for a busy lock grow to this, so a waiter notices a free
       # lock soon without spinning.
       LONGEST_PAUSE = 0.01
-      private_constant :KEY
+      # The mask that defers every interrupt, made once: a section is entered often.
+      DEFERRED = { Object => :never }.freeze
+      private_constant :KEY, :DEFERRED
 
       module_function
 
@@ -33,7 +35,7 @@ module RubyLLM
       def deferred
         outer = Thread.current[KEY]
         Thread.current[KEY] = true
-        Thread.handle_interrupt(Object => :never) { yield(outer ? method(:inside) : method(:allowed)) }
+        Thread.handle_interrupt(DEFERRED) { yield(outer ? method(:inside) : method(:allowed)) }
       ensure
         Thread.current[KEY] = outer
       end
@@ -43,7 +45,7 @@ module RubyLLM
       # an interrupt landing on it as it wakes would leave the next waiter asleep
       # beside a free lock (StoreLock says more).
       def guarded(mutex, &)
-        Thread.handle_interrupt(Object => :never) { mutex.synchronize(&) }
+        Thread.handle_interrupt(DEFERRED) { mutex.synchronize(&) }
       end
 
       # Whether this thread is inside a section, where interrupts wait.

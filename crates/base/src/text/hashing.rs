@@ -9,6 +9,8 @@ use sha2::{Digest, Sha256};
 pub struct Hashing<R> {
     inner: R,
     hasher: Sha256,
+    /// Whether a read found the end: then there is no rest to read.
+    ended: bool,
 }
 
 impl<R: Read> Hashing<R> {
@@ -17,12 +19,16 @@ impl<R: Read> Hashing<R> {
         Hashing {
             inner,
             hasher: Sha256::new(),
+            ended: false,
         }
     }
 
-    /// Reads the rest, then gives the SHA-256 of everything read, in hex.
+    /// Reads the rest, unless a read found the end already, then gives the
+    /// SHA-256 of everything read, in hex.
     pub fn finish(mut self) -> io::Result<String> {
-        io::copy(&mut self, &mut io::sink())?;
+        if !self.ended {
+            io::copy(&mut self, &mut io::sink())?;
+        }
         Ok(hex::encode(self.hasher.finalize()))
     }
 }
@@ -31,6 +37,7 @@ impl<R: Read> Read for Hashing<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
         self.hasher.update(&buf[..n]);
+        self.ended |= n == 0 && !buf.is_empty();
         Ok(n)
     }
 }
@@ -47,6 +54,14 @@ mod tests {
         assert_eq!(
             reader.finish().unwrap(),
             hex::encode(Sha256::digest(b"hello world"))
+        );
+        // Read to its end already: nothing is read again.
+        let mut reader = Hashing::new(&b"abc"[..]);
+        io::copy(&mut reader, &mut io::sink()).unwrap();
+        assert!(reader.ended);
+        assert_eq!(
+            reader.finish().unwrap(),
+            hex::encode(Sha256::digest(b"abc"))
         );
     }
 }

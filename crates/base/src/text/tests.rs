@@ -241,7 +241,9 @@ fn line_one_million_of_a_100_mb_stream() {
 
 #[test]
 fn char_windows_and_their_trailers() {
-    let window = |text: &str, offset, limit| chars_shown(text.as_bytes(), offset, limit).unwrap();
+    let window = |text: &str, offset, limit| {
+        chars_shown(text.as_bytes(), text.len() as u64, offset, limit).unwrap()
+    };
     let shown = window("héllo ✓ wörld", 4, 3);
     assert_eq!(shown.text, "o ✓");
     assert_eq!(
@@ -263,7 +265,7 @@ fn char_windows_and_their_trailers() {
 #[test]
 fn a_character_window_stops_at_the_result_ceiling() {
     let text = "x".repeat(MAX_RESULT_CHARS * 2);
-    let shown = chars_shown(text.as_bytes(), 0, usize::MAX).unwrap();
+    let shown = chars_shown(text.as_bytes(), text.len() as u64, 0, usize::MAX).unwrap();
     assert_eq!(shown.text.len(), MAX_READ_CHARS);
     assert_eq!(MAX_READ_CHARS + TRAILER_ROOM, MAX_RESULT_CHARS);
 }
@@ -351,7 +353,7 @@ fn a_utf16_file_with_a_byte_order_mark_reads_as_its_text() {
     for bytes in [le, be] {
         let shown = super::lines_shown(&bytes[..], bytes.len() as u64, 2, 1, 2000).unwrap();
         assert_eq!(shown.text, "     2\tsecond é\n");
-        let chars = super::chars_shown(&bytes[..], 0, 5).unwrap();
+        let chars = super::chars_shown(&bytes[..], bytes.len() as u64, 0, 5).unwrap();
         assert_eq!(chars.text, "first");
     }
     // Without a UTF-16 mark the bytes are read as they are, invalid UTF-8 and all.

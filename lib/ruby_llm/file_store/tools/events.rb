@@ -12,6 +12,9 @@ module RubyLLM
         # Runs the block, which returns [what the model gets, the error or nil],
         # inside the call's event, and returns what the model gets.
         def instrumented(arguments)
+          # Unheard, the event is skipped before its payload is built: most calls.
+          return yield.first unless Instrumentation.listened?(Instrumentation::NAMES[:tool], config)
+
           payload = event_payload(path: arguments[:path], tool: self.class.tool_name, bytes_in: bytes_in(arguments))
           Instrumentation.instrument(:tool, payload, config:) do |event|
             result, failure = yield
