@@ -154,6 +154,18 @@ pub fn converted(file: &File, path: &str, chain: &[Kind]) -> Result<Arc<Conversi
 
 /// Reads the file, converts it in a worker and keeps the answer as `key`'s.
 fn convert(file: &File, path: &str, key: &Key) -> Result<Arc<Conversion>> {
+    // Refused before a byte is read: the app never holds more than a conversion takes.
+    if let Some(refusal) = pool::too_large(key.size) {
+        let conversion = Arc::new(Conversion {
+            text: Err(refusal),
+            // Past the size a digest names a version at (`version::DIGEST_LIMIT`).
+            digest: String::new(),
+            size: key.size,
+            mtime: (key.mtime.0, key.mtime.1 as u32),
+        });
+        lock().put(key.clone(), Arc::clone(&conversion));
+        return Ok(conversion);
+    }
     let mut bytes = Vec::with_capacity(key.size as usize);
     file_store_base::cancel::Reader::new(file)
         .read_to_end(&mut bytes)

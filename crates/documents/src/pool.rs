@@ -104,6 +104,9 @@ pub fn in_queue<T>(queue: u64, work: impl FnOnce() -> T) -> T {
 /// Converts `bytes` with the converters of `chain`, tried in order, in a worker.
 /// `Err` when no worker could run it ([`Error::Converter`]) or the caller gave up.
 pub fn convert(chain: &[Kind], bytes: &[u8]) -> Result<Converted> {
+    if let Some(refusal) = too_large(bytes.len() as u64) {
+        return Ok(Err(refusal));
+    }
     let queue = QUEUE.get();
     let mut tried = 0;
     loop {
@@ -141,6 +144,23 @@ pub fn convert(chain: &[Kind], bytes: &[u8]) -> Result<Converted> {
             Stop::Outside(why) => return Err(Error::Converter(why)),
         }
     }
+}
+
+/// The largest document a conversion takes. A worker may use 1 GiB: a larger
+/// document would not convert, and the app would hold it whole on its way there
+/// (a folder store's 3 GB file once took the app to its memory limit).
+pub const MAX_DOCUMENT_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Why a document of `size` bytes is not converted, when it is past
+/// [`MAX_DOCUMENT_BYTES`]: a refusal of the document, kept as any other.
+pub fn too_large(size: u64) -> Option<Refusal> {
+    (size > MAX_DOCUMENT_BYTES).then(|| {
+        Refusal::Stopped(format!(
+            "the document is {} MB, more than the {} MB a conversion takes",
+            size.div_ceil(1 << 20),
+            MAX_DOCUMENT_BYTES >> 20
+        ))
+    })
 }
 
 /// Starts a worker ahead of the first conversion, on a thread of its own, when

@@ -43,4 +43,23 @@ RSpec.describe 'Memory on large files', :large do
     warn "memory: #{(used - baseline).round(1)} MB over a #{baseline.round(1)} MB baseline" if ENV['VERBOSE']
     expect(used - baseline).to be < 64
   end
+
+  # A 3 GB file once went whole into the app on its way to a convert worker: under a
+  # 2 GB address-space limit the app aborted, without one it grew past 2 GB.
+  it 'refuses a 3 GB PDF before reading it, under a 2 GB address-space limit, and lives on' do
+    File.open(File.join(root, 'huge.pdf'), 'wb') { |file| file.truncate(3 << 30) }
+    out, status = Open3.capture2e(RbConfig.ruby, '-I', lib, '-e', <<~RUBY)
+      Process.setrlimit(:AS, 2_000_000_000)
+      require 'ruby_llm/file_store'
+      store = RubyLLM::FileStore::Directory.new(#{root.inspect})
+      puts RubyLLM::FileStore::Tools::ReadFile.new(store).call(path: 'huge.pdf')
+      puts RubyLLM::FileStore::Tools::SearchFiles.new(store).call(pattern: 'anything', path: 'huge.pdf')
+      puts File.read('/proc/self/status')[/VmHWM:\\s+(\\d+)/, 1].to_i / 1024
+    RUBY
+    expect(status).to be_success, out
+    refusal = 'the document is 3072 MB, more than the 256 MB a conversion takes'
+    expect(out.lines[0]).to eq("Error: huge.pdf could not be read: #{refusal}\n")
+    expect(out).to include("1 file skipped: huge.pdf could not be read: #{refusal}")
+    expect(out.lines.last.to_i).to be_between(1, 255)
+  end
 end

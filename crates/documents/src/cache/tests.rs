@@ -133,3 +133,31 @@ fn threads_wanting_one_version_at_once_share_one_conversion() {
     assert_eq!(crate::pool::conversions() - before, 1);
     assert!(texts.iter().all(|text| Arc::ptr_eq(text, &texts[0])));
 }
+
+#[test]
+fn a_document_past_what_a_conversion_takes_is_refused_before_it_is_read() {
+    // Sparse: 3 GB that take no disk, and that a read would put in memory whole.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.pdf");
+    let file = File::create(&path).unwrap();
+    file.set_len(3 << 30).unwrap();
+    let file = File::open(&path).unwrap();
+    let conversion = converted(&file, "big.pdf", &[Kind::Pdf]).unwrap();
+    let why = "the document is 3072 MB, more than the 256 MB a conversion takes";
+    assert!(
+        matches!(&conversion.text, Err(Refusal::Stopped(w)) if w == why),
+        "{:?}",
+        conversion.text
+    );
+    // Kept: asked again, the same answer, without a look at the bytes.
+    assert!(Arc::ptr_eq(
+        &converted(&file, "big.pdf", &[Kind::Pdf]).unwrap(),
+        &conversion
+    ));
+    // Bytes handed in are held to it too, before a worker is asked.
+    let bytes = vec![0u8; (pool::MAX_DOCUMENT_BYTES + 1) as usize];
+    assert!(matches!(
+        pool::convert(&[Kind::Pdf], &bytes).unwrap(),
+        Err(Refusal::Stopped(_))
+    ));
+}
