@@ -88,16 +88,23 @@ pub(super) fn walk_files_in_order(
     Ok(())
 }
 
-/// The folder `relative` to `start` opened again, `None` when it is no longer one.
+/// The folder `relative` to `start` opened again, `None` when it is no longer one
+/// (or no longer readable).
 fn again(start: BorrowedFd<'_>, relative: &str) -> Result<Option<Arc<OwnedFd>>> {
     let opened = if relative.is_empty() {
         rustix::io::fcntl_dupfd_cloexec(start, 0).map_err(|e| Error::io(".", e))
     } else {
         open_dirs(start, relative, false)
     };
+    // As `read_folder` skips a folder in these states when its turn comes.
     match opened {
         Ok(fd) => Ok(Some(Arc::new(fd))),
         Err(Error::NotFound(_) | Error::SymbolicLink(_) | Error::IsFile(_)) => Ok(None),
+        Err(Error::Io { source, .. })
+            if !relative.is_empty() && source.kind() == std::io::ErrorKind::PermissionDenied =>
+        {
+            Ok(None)
+        }
         Err(e) => Err(e),
     }
 }

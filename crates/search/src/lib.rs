@@ -7,6 +7,7 @@ use std::fmt::Write;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 
@@ -183,7 +184,7 @@ pub type Feed<'f> = dyn FnMut(SearchInput) -> Result<()> + 'f;
 /// each input past the first, up to one a core; the calling thread searches
 /// too once `produce` is done, and before, whenever `produce` runs
 /// [`QUEUED_AHEAD`] inputs ahead of the workers. Inputs go to the workers
-/// [`GIVEN_TOGETHER`] at a time. An error of `produce` ends
+/// [`GIVEN_TOGETHER`] at a time, or after [`GATHERED_AT_MOST`]. An error of `produce` ends
 /// the search with it.
 pub fn search_fed(
     opts: &SearchOptions,
@@ -204,38 +205,49 @@ pub fn search_fed(
     let work =
         || file_store_base::cancel::with_flag(flag.clone(), || worker().search_queue(&queue));
     std::thread::scope(|s| {
-        let mut workers = 1;
         let mut own: Option<Worker<'_, '_>> = None;
-        let mut batch = Vec::with_capacity(GIVEN_TOGETHER);
-        let give = |batch: &mut Vec<SearchInput>, workers: &mut usize| {
-            let given = queue.push_all(batch);
-            while *workers < cores.min(given) {
-                *workers += 1;
-                s.spawn(work);
-            }
-        };
-        let mut feed = |input: SearchInput| {
-            file_store_base::cancel::check()?;
-            batch.push(input);
-            if batch.len() < GIVEN_TOGETHER {
-                return Ok(());
-            }
-            give(&mut batch, &mut workers);
-            // An input waiting holds what its search needs (a folder's
-            // descriptor, a converted text): the calling thread takes its share
-            // rather than let the walk run ahead of the search without bound.
-            while let Some((index, input)) = queue.pop_past(QUEUED_AHEAD) {
-                own.get_or_insert_with(worker).take(index, input);
+        // Closed however `produce` ends, a panic too (a thread that cannot be
+        // started), so no worker waits on.
+        let produced = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            let mut workers = 1;
+            let mut give = |batch: &mut Vec<SearchInput>| {
+                let given = queue.push_all(batch);
+                while workers < cores.min(given) {
+                    workers += 1;
+                    s.spawn(work);
+                }
+            };
+            let mut batch = Vec::with_capacity(GIVEN_TOGETHER);
+            let mut gathering = Instant::now();
+            // An input, or `None` once `produce` is done.
+            let mut feed = |input: Option<SearchInput>| {
+                let Some(input) = input else {
+                    give(&mut batch);
+                    return Ok(());
+                };
                 file_store_base::cancel::check()?;
-            }
-            Ok(())
-        };
-        // Closed however `produce` ends, a panic too, so no worker waits on.
-        let produced = std::panic::catch_unwind(AssertUnwindSafe(|| produce(&mut feed)));
+                if batch.is_empty() {
+                    gathering = Instant::now();
+                }
+                batch.push(input);
+                if batch.len() < GIVEN_TOGETHER && gathering.elapsed() < GATHERED_AT_MOST {
+                    return Ok(());
+                }
+                give(&mut batch);
+                // An input waiting holds what its search needs (a folder's
+                // descriptor, a converted text): the calling thread takes its
+                // share rather than let the walk run ahead of the search without
+                // bound.
+                while let Some((index, input)) = queue.pop_past(QUEUED_AHEAD) {
+                    own.get_or_insert_with(worker).take(index, input);
+                    file_store_base::cancel::check()?;
+                }
+                Ok(())
+            };
+            produce(&mut |input| feed(Some(input)))?;
+            feed(None)
+        }));
         let done = matches!(produced, Ok(Ok(())));
-        if done {
-            give(&mut batch, &mut workers);
-        }
         queue.close(!done);
         let produced = produced.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         if produced.is_ok() {
@@ -256,6 +268,11 @@ pub const QUEUED_AHEAD: usize = 64;
 
 /// How many inputs a search gathers before it gives them to its workers.
 pub const GIVEN_TOGETHER: usize = 16;
+
+/// How long an input waits to be given with others: a walk that finds files
+/// slowly (few in a large tree) gives those it holds with the next it finds
+/// past this, rather than at its end.
+const GATHERED_AT_MOST: Duration = Duration::from_millis(2);
 
 /// What one thread of a search needs: its own copy of the matcher and its
 /// searchers, and where the results go.

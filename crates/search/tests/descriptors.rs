@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use file_store_folder::Root;
 use file_store_search::tree::{search_tree, Plan};
-use file_store_search::SearchOptions;
+use file_store_search::{SearchOptions, GIVEN_TOGETHER, QUEUED_AHEAD};
 use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
 
 #[test]
@@ -24,11 +24,15 @@ fn a_search_of_thousands_of_folders_holds_few_descriptors() {
         .unwrap();
     }
     let root = Arc::new(root);
+    // What a search may hold (inputs waiting and gathered, a folder and a file a
+    // thread), and room for the test's own: far fewer than the 1,500 folders.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let room = QUEUED_AHEAD + GIVEN_TOGETHER + 2 * threads + 64;
     let limit = getrlimit(Resource::Nofile);
     setrlimit(
         Resource::Nofile,
         Rlimit {
-            current: Some(160),
+            current: Some(room as u64),
             maximum: limit.maximum,
         },
     )

@@ -73,7 +73,7 @@ fn decoded<'r>(reader: impl Read + 'r, size: u64) -> io::Result<Box<dyn BufRead 
     let room =
         usize::try_from(size.saturating_add(1)).map_or(BUFFER, |room| room.clamp(64, BUFFER));
     let mut plain = BufReader::with_capacity(room, reader);
-    let head = plain.fill_buf()?;
+    let head = super::utf8::fill(&mut plain)?;
     let marked = [&b"\xEF\xBB\xBF"[..], b"\xFF\xFE", b"\xFE\xFF"]
         .iter()
         .any(|mark| head.starts_with(mark));
