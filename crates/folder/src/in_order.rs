@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use rustix::fs::FileType;
 
-use super::walk::{below, join, open_dirs, read_folder};
-use file_store_base::error::{Error, Result};
+use super::walk::{below, dup, join, open_dirs, passed_over, read_folder};
+use file_store_base::error::Result;
 
 /// A folder being walked: where it is, its descriptor while the walk is in it,
 /// and its names not yet walked, each a subfolder's with a `/` after it, in
@@ -45,7 +45,7 @@ fn frame(start: BorrowedFd<'_>, base: &str, relative: String) -> Result<Option<F
 }
 
 /// Calls `visit` with the folder holding each regular file below `start` (whose
-/// path is `base`), open, the file's name there and its store path, in the order
+/// path is `base`), open, and the file's store path, in the order
 /// sorting all the paths gives, leaving out what `walk_files` leaves out, so a
 /// file is opened from its folder rather than from the store's root. The walk
 /// holds `start` and the descriptor of the folder it is in, whatever the tree's
@@ -55,7 +55,7 @@ fn frame(start: BorrowedFd<'_>, base: &str, relative: String) -> Result<Option<F
 pub(super) fn walk_files_in_order(
     start: BorrowedFd<'_>,
     base: &str,
-    mut visit: impl FnMut(&Arc<OwnedFd>, &str, String) -> Result<()>,
+    mut visit: impl FnMut(&Arc<OwnedFd>, String) -> Result<()>,
 ) -> Result<()> {
     let mut stack: Vec<Frame> = frame(start, base, String::new())?.into_iter().collect();
     while let Some(top) = stack.last_mut() {
@@ -83,28 +83,22 @@ pub(super) fn walk_files_in_order(
                 }
             },
         };
-        visit(&dir, &name, join(&top.path, &name))?;
+        visit(&dir, join(&top.path, &name))?;
     }
     Ok(())
 }
 
-/// The folder `relative` to `start` opened again, `None` when it is no longer one
-/// (or no longer readable).
+/// The folder `relative` to `start` opened again, `None` when the walk now passes
+/// it over ([`passed_over`]).
 fn again(start: BorrowedFd<'_>, relative: &str) -> Result<Option<Arc<OwnedFd>>> {
     let opened = if relative.is_empty() {
-        rustix::io::fcntl_dupfd_cloexec(start, 0).map_err(|e| Error::io(".", e))
+        dup(start)
     } else {
         open_dirs(start, relative, false)
     };
-    // As `read_folder` skips a folder in these states when its turn comes.
     match opened {
         Ok(fd) => Ok(Some(Arc::new(fd))),
-        Err(Error::NotFound(_) | Error::SymbolicLink(_) | Error::IsFile(_)) => Ok(None),
-        Err(Error::Io { source, .. })
-            if !relative.is_empty() && source.kind() == std::io::ErrorKind::PermissionDenied =>
-        {
-            Ok(None)
-        }
+        Err(e) if passed_over(&e, relative) => Ok(None),
         Err(e) => Err(e),
     }
 }

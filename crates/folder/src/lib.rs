@@ -18,7 +18,7 @@ mod write;
 
 use std::fs::File;
 use std::io::Read;
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
@@ -197,17 +197,7 @@ impl Root {
                 Error::IsFile(_) | Error::SymbolicLink(_) => not_found(),
                 e => e,
             })?;
-        let fd = rustix::fs::openat(
-            parent,
-            name,
-            flags | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::empty(),
-        )
-        .map_err(|e| match e {
-            Errno::NOENT | Errno::LOOP | Errno::NOTDIR => not_found(),
-            e => Error::io(&path, e),
-        })?;
-        regular(fd, path)
+        open_regular_at(parent.as_fd(), name, &path)
     }
 
     /// The whole content of the file at `path`.
@@ -406,6 +396,18 @@ fn not_a_folder(dir: &Path) -> Option<Error> {
         )
     };
     Some(Error::InvalidArgument(message))
+}
+
+/// The regular file `name` in the folder `dir`, whose store path is `path`, with
+/// its size: never through a link, and non-blocking, so that a FIFO put in the
+/// folder cannot hang the open.
+fn open_regular_at(dir: BorrowedFd<'_>, name: &str, path: &str) -> Result<(File, u64)> {
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    match rustix::fs::openat(dir, name, flags, Mode::empty()) {
+        Ok(fd) => regular(fd, path.to_string()),
+        Err(Errno::NOENT | Errno::LOOP | Errno::NOTDIR) => Err(Error::NotFound(path.to_string())),
+        Err(e) => Err(Error::io(path, e)),
+    }
 }
 
 /// `fd` as a readable file, with its size, if it is a regular file: a folder is

@@ -7,11 +7,8 @@ use std::io::{Read, Seek, SeekFrom};
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::Arc;
 
-use rustix::fs::{Mode, OFlags};
-use rustix::io::Errno;
-
 use super::entry::{kept_type_of_file, types_kept};
-use super::{in_order, regular, Root};
+use super::{in_order, open_regular_at, Root};
 use file_store_base::content_type;
 use file_store_base::error::{Error, Result};
 
@@ -38,14 +35,7 @@ impl Found {
     /// Opens the file, refusing a link or anything but a regular file put in its
     /// place since the walk, and gives it with its size then.
     pub fn open_sized(&self) -> Result<(File, u64)> {
-        // Non-blocking, so that a FIFO put in the folder cannot hang the open.
-        let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-        let fd = rustix::fs::openat(self.folder.as_fd(), self.name(), flags, Mode::empty())
-            .map_err(|e| match e {
-                Errno::NOENT | Errno::LOOP | Errno::NOTDIR => Error::NotFound(self.path.clone()),
-                e => Error::io(&self.path, e),
-            })?;
-        regular(fd, self.path.clone())
+        open_regular_at(self.folder.as_fd(), self.name(), &self.path)
     }
 
     /// [`Root::open_typed`] for the file found.
@@ -80,7 +70,7 @@ impl Root {
             return Ok(());
         };
         let start = start.as_ref().map_or(self.fd.as_fd(), |fd| fd.as_fd());
-        in_order::walk_files_in_order(start, &base, |folder, _, path| {
+        in_order::walk_files_in_order(start, &base, |folder, path| {
             visit(Found {
                 folder: Arc::clone(folder),
                 path,

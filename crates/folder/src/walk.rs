@@ -271,13 +271,6 @@ pub(super) fn read_folder(
     relative: &str,
     path: &str,
 ) -> Result<Option<Folder>> {
-    let skip = |e: &Error| match e {
-        Error::NotFound(_) | Error::SymbolicLink(_) | Error::IsFile(_) => true,
-        Error::Io { source, .. } => {
-            !relative.is_empty() && source.kind() == std::io::ErrorKind::PermissionDenied
-        }
-        _ => false,
-    };
     let opened = if relative.is_empty() {
         reopen(start)
     } else {
@@ -286,7 +279,7 @@ pub(super) fn read_folder(
     let listing = opened.and_then(|fd| listed(&fd, path).map(|names| (fd, names)));
     let (dir_fd, names) = match listing {
         Ok(found) => found,
-        Err(e) if skip(&e) => return Ok(None),
+        Err(e) if passed_over(&e, relative) => return Ok(None),
         Err(e) => return Err(e),
     };
     let mut kept = Vec::with_capacity(names.len());
@@ -333,6 +326,19 @@ fn listed(dir: &OwnedFd, prefix: &str) -> Result<Vec<(String, FileType)>> {
     Ok(names)
 }
 
+/// Whether `error`, met opening the folder `relative` to a walk's start, says the
+/// walk passes the folder over: gone, swapped for a link or a file, or, below the
+/// start, not readable.
+pub(super) fn passed_over(error: &Error, relative: &str) -> bool {
+    match error {
+        Error::NotFound(_) | Error::SymbolicLink(_) | Error::IsFile(_) => true,
+        Error::Io { source, .. } => {
+            !relative.is_empty() && source.kind() == std::io::ErrorKind::PermissionDenied
+        }
+        _ => false,
+    }
+}
+
 fn open_step(dir: BorrowedFd<'_>, part: &str, so_far: &str, create: bool) -> Result<OwnedFd> {
     match rustix::fs::openat(dir, part, DIR_FLAGS, Mode::empty()) {
         Ok(fd) => return Ok(fd),
@@ -362,7 +368,7 @@ fn blocked(dir: BorrowedFd<'_>, part: &str, so_far: &str) -> Error {
     }
 }
 
-fn dup(fd: BorrowedFd<'_>) -> Result<OwnedFd> {
+pub(super) fn dup(fd: BorrowedFd<'_>) -> Result<OwnedFd> {
     rustix::io::fcntl_dupfd_cloexec(fd, 0).map_err(|e| Error::io(".", e))
 }
 

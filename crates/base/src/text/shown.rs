@@ -74,10 +74,8 @@ fn decoded<'r>(reader: impl Read + 'r, size: u64) -> io::Result<Box<dyn BufRead 
         usize::try_from(size.saturating_add(1)).map_or(BUFFER, |room| room.clamp(64, BUFFER));
     let mut plain = BufReader::with_capacity(room, reader);
     let head = super::utf8::fill(&mut plain)?;
-    let marked = [&b"\xEF\xBB\xBF"[..], b"\xFF\xFE", b"\xFE\xFF"]
-        .iter()
-        .any(|mark| head.starts_with(mark));
-    if head.len() >= 3 && !marked {
+    // The decoder's own test of a mark, on the first three bytes as it reads them.
+    if head.len() >= 3 && encoding_rs::Encoding::for_bom(&head[..3]).is_none() {
         return Ok(Box::new(plain));
     }
     Ok(Box::new(BufReader::with_capacity(
