@@ -471,3 +471,18 @@ fn refuses_a_file_for_its_folder_naming_it() {
     );
     assert_eq!(std::fs::read(&file).unwrap(), b"mine");
 }
+
+#[test]
+fn a_folder_deleted_while_it_is_listed_lists_as_gone() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Root::open(dir.path()).unwrap();
+    root.write("work/d1/f.txt", b"x").unwrap();
+    // Open, then removed under the open descriptor: Linux reads it as ENOENT.
+    let folder = std::fs::File::open(dir.path().join("work/d1")).unwrap();
+    std::fs::remove_dir_all(dir.path().join("work/d1")).unwrap();
+    let fd = std::os::fd::OwnedFd::from(folder);
+    assert!(matches!(
+        super::walk::listed(&fd, "work/d1"),
+        Err(Error::NotFound(path)) if path == "work/d1"
+    ));
+}

@@ -308,13 +308,18 @@ pub(super) fn read_folder(
 /// `dir` is read through itself: it must be a descriptor of its own, opened for
 /// this listing (not a copy sharing its offset), which `Dir::read_from` would
 /// open again, at a cost of three system calls a folder.
-fn listed(dir: &OwnedFd, prefix: &str) -> Result<Vec<(String, FileType)>> {
+pub(super) fn listed(dir: &OwnedFd, prefix: &str) -> Result<Vec<(String, FileType)>> {
     let shown = if prefix.is_empty() { "." } else { prefix };
     let mut names = Vec::new();
     let mut buffer = Vec::with_capacity(LISTING_BUFFER);
     let mut entries = RawDir::new(dir, buffer.spare_capacity_mut());
     while let Some(item) = entries.next() {
-        let item = item.map_err(|e| Error::io(shown, e))?;
+        let item = item.map_err(|e| match e {
+            // Linux reads a removed folder as ENOENT: deleted while it was listed,
+            // it is gone, as one deleted before.
+            Errno::NOENT => Error::NotFound(shown.to_string()),
+            e => Error::io(shown, e),
+        })?;
         let name = item.file_name().to_bytes();
         if path::seen(prefix, name) != Seen::Listed {
             continue;
