@@ -1,49 +1,55 @@
 # frozen_string_literal: true
 
-# The cost of the sandbox: one `print(1)` run through CodeRunner's native runner
-# under bubblewrap, against the same interpreter started bare. The three ways take
-# turns in each round, so a burst of load on a shared machine falls on all of them;
-# the figures are the best of N rounds each, and the median of the rounds'
-# differences, so the overhead is not the noise of a busy machine.
+# The cost of the sandbox: one `print(1)` run through the native runner under
+# bubblewrap, against the same interpreter started bare, and against the runner
+# without the sandbox. Each build measures in child processes of its own; with
+# --baseline the two builds take turns, so a burst of load on a shared machine falls
+# on both. The figures are the best of every round, the median of the rounds'
+# differences (sandboxed minus bare), and the first sandboxed run of a process.
 #
-#   ruby bench/run.rb [N]
+#   ruby bench/run.rb [N]                      # N rounds (default 30)
+#   ruby bench/run.rb [N] --baseline LIB       # and LIB's build, with ratios
+#
+# LIB is another build's lib/ folder, such as a worktree of an earlier commit with
+# `rake compile` run in it.
 
-$LOAD_PATH.unshift File.expand_path('../lib', __dir__)
-# ruby_llm, which the gem requires, as the specs find it (RUBY_LLM_PATH, else ../shared/gems).
-require_relative '../spec/ruby_llm_path'
-RubyLLMPath.load!
-require 'ruby_llm/file_store'
-require 'tmpdir'
+require 'json'
+require 'open3'
+require 'rbconfig'
 
-N = Integer(ARGV.fetch(0, 30))
-NATIVE = RubyLLM::FileStore::Native
-LIMITS = RubyLLM::FileStore::CodeRunner::DEFAULT_LIMITS.slice(*RubyLLM::FileStore::CodeRunner::NATIVE_LIMITS)
+CHILD = File.expand_path('support/run_child.rb', __dir__)
+LIB = File.expand_path('../lib', __dir__)
+TURNS = 3
 
-def timed
-  started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
-  yield
-  Process.clock_gettime(Process::CLOCK_MONOTONIC) - started
+args = ARGV.dup
+baseline = (index = args.index('--baseline')) && args.slice!(index, 2).last
+rounds = Integer(args.fetch(0, 30))
+builds = baseline ? { 'this build' => LIB, 'baseline' => baseline } : { 'this build' => LIB }
+
+def child(lib, rounds)
+  out, status = Open3.capture2(RbConfig.ruby, CHILD, lib, rounds.to_s)
+  abort "the child for #{lib} failed" unless status.success?
+  JSON.parse(out)
 end
 
-abort "bubblewrap cannot run here: #{NATIVE.sandbox_problem}" if NATIVE.sandbox_problem
-python = '/usr/bin/python3'
-Dir.mktmpdir('ruby_llm_bench') do |dir|
-  argv = [python, '-c', 'print(1)']
-  rounds = Array.new(N) do
-    [timed { system(*argv, out: File::NULL) || abort('bare python3 failed') },
-     timed { NATIVE.run(argv:, dir:, sandbox: false, timeout: 10.0, limits: LIMITS) },
-     timed do
-       NATIVE.run(argv:, dir:, sandbox: true, timeout: 10.0, limits: LIMITS).fetch(:exit_code).zero? ||
-         abort('sandboxed run failed')
-     end]
+turns = Array.new(TURNS) { builds.transform_values { |lib| child(lib, (rounds / TURNS.to_f).ceil) } }
+figures = builds.keys.to_h do |build|
+  mine = turns.map { |turn| turn[build] }
+  all = mine.flat_map { |figure| figure['rounds'] }
+  bare, plain, boxed = all.transpose.map(&:min)
+  over = all.map { |round| round[2] - round[0] }.sort
+  [build, { 'bare' => bare, 'runner, no sandbox' => plain, 'runner, bubblewrap' => boxed,
+            'sandbox over bare (median)' => over[over.size / 2],
+            'first sandboxed run' => mine.map { |figure| figure['first'] }.min }]
+end
+
+puts "load average #{File.read('/proc/loadavg').split.first(3).join(' ')}; python3 -c 'print(1)', " \
+     "best of #{TURNS * (rounds / TURNS.to_f).ceil} rounds (first run: best of #{TURNS} processes)"
+figures['this build'].each_key do |key|
+  this = figures['this build'][key]
+  line = format('  %-28<key>s %<ms>7.1f ms', key: "#{key}:", ms: this * 1000)
+  if (base = figures.dig('baseline', key))
+    line += format('   baseline %<ms>7.1f ms   %<ratio>.2fx', ms: base * 1000, ratio: this / base)
   end
-  bare, plain, boxed = rounds.transpose.map(&:min)
-  median = rounds.map { |round| round[2] - round[0] }.sort[N / 2]
-  ms = ->(seconds) { format('%.1f ms', seconds * 1000) }
-  puts "python3 -c 'print(1)', best of #{N} rounds"
-  puts "  bare (Ruby system):          #{ms.call(bare)}"
-  puts "  runner, no sandbox:          #{ms.call(plain)}"
-  puts "  runner, bubblewrap sandbox:  #{ms.call(boxed)}"
-  puts "  sandbox overhead over bare:  #{ms.call(boxed - bare)} best, #{ms.call(median)} median of rounds; " \
-       'goal < 50 ms'
+  puts line
 end

@@ -27,7 +27,9 @@
 //! `common/` (the budget, archives, XML, the text being written, dates and
 //! [`Refusal`]), which uses none of them; a format that holds another uses
 //! that one's module (an EPUB's pages are read by `html`). [`wire`] and
-//! [`worker`] sit above the dispatcher. What two modules share moves down into a module both
+//! [`worker`] sit above the dispatcher; [`supervisor`] starts the workers and
+//! the hosts of code runs ([`host`]), which use the sandbox crate, not the
+//! converters. What two modules share moves down into a module both
 //! use (`office/parts.rs`, `pdf/content.rs`, `common/`), never into one of
 //! them; `crates/base/tests/layers.rs` fails on any circle.
 //!
@@ -50,7 +52,9 @@
 
 mod common;
 mod epub;
+pub mod host;
 pub mod html;
+pub mod modes;
 mod odf;
 mod office;
 pub mod pdf;

@@ -6,17 +6,9 @@
 //! unfiltered.
 
 fn main() {
-    // The supervisor is the gem's own: it starts whichever worker it is named.
-    if std::env::args_os()
-        .nth(1)
-        .is_some_and(|arg| arg == file_store_convert::supervisor::MODE)
-    {
-        if let Err(error) = file_store_convert::supervisor::serve() {
-            eprintln!("file_store_convert_emulated supervise: {error}");
-            std::process::exit(2);
-        }
-        return;
-    }
+    // The supervisor and a run's host are the gem's own: the supervisor starts
+    // whichever worker it is named.
+    file_store_convert::modes::serve_supervisor_or_host("file_store_convert_emulated");
     if let Err(error) = file_store_convert::worker::serve_unfiltered_under_emulation() {
         eprintln!("file_store_convert_emulated: {error}");
         std::process::exit(2);

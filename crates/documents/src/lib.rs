@@ -1,10 +1,12 @@
 //! Documents to text. The converters are the `file_store_convert` crate's, and
 //! they run in its worker processes ([`pool`]), never in this one; what they
-//! made of a file's version is kept ([`cache`]).
+//! made of a file's version is kept ([`cache`]). Code runs go through the same
+//! supervisor as the workers, each in a host process of its own ([`runs`]).
 
 pub mod cache;
 pub mod pool;
 mod process_local;
+pub mod runs;
 
 pub use file_store_convert::{budget, Converted, Kind, Refusal, MAX_OUTPUT};
 

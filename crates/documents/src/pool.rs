@@ -24,7 +24,7 @@
 //! A process forked from the app (a Puma or Unicorn worker) has a pool and a
 //! supervisor of its own ([`PerProcess`]).
 
-mod link;
+pub(crate) mod link;
 mod worker;
 
 use std::cell::Cell;
@@ -400,6 +400,24 @@ fn give_back(worker: Worker, queue: u64) {
 fn end(worker: Worker, queue: u64) -> Option<Ended> {
     lost(queue);
     end_worker(worker)
+}
+
+/// A new host of one code run, started by this process's supervisor.
+pub(crate) fn start_host(program: &std::path::Path) -> std::result::Result<link::Started, String> {
+    lock(&shared().link).start_host(program)
+}
+
+/// Asks this process's supervisor `request`, starting it first if none runs.
+pub(crate) fn ask_supervisor(
+    request: &[u8],
+) -> std::io::Result<(Vec<u8>, Vec<std::os::fd::OwnedFd>)> {
+    let program = program().ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))?;
+    lock(&shared().link).request(&program, request)
+}
+
+/// Kills the host `id` of `generation` if it still runs, and reaps it.
+pub(crate) fn end_host(id: u64, generation: u64) {
+    lock(&shared().link).end_worker(id, generation);
 }
 
 fn end_worker(worker: Worker) -> Option<Ended> {

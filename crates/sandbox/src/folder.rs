@@ -21,13 +21,25 @@ use file_store_base::tree::{DIR_FLAGS, MAX_DEPTH};
 /// no such namespace (user namespaces off, for an app that is not root): the
 /// folder is then the plain one on disk.
 pub fn mount_tmpfs(dir: &Path, bytes: u64, inodes: u64) -> Result<Option<PathBuf>> {
+    mount_tmpfs_by(dir, bytes, inodes, private::PrivateTmpfs::mount_with)
+}
+
+/// [`mount_tmpfs`], the tmpfs made by `make` with the mount options it is
+/// given: here, or by a process that sends its descriptors back.
+pub fn mount_tmpfs_by(
+    dir: &Path,
+    bytes: u64,
+    inodes: u64,
+    make: impl FnOnce(&Path, &str) -> Result<private::PrivateTmpfs>,
+) -> Result<Option<PathBuf>> {
     if dir.as_os_str().as_encoded_bytes().contains(&0) {
         return Err(Error::InvalidArgument(format!(
             "{} holds a NUL byte",
             dir.display()
         )));
     }
-    Ok(private::mount(dir, bytes, inodes).ok())
+    let made = make(dir, &private::options(bytes, inodes));
+    Ok(made.ok().map(|tmpfs| private::keep(dir, tmpfs)))
 }
 
 /// Removes the folder `dir` and everything in it: a tmpfs on it is let go, and

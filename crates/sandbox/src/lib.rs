@@ -21,7 +21,7 @@ mod owner;
 mod prepared;
 pub mod private;
 mod raw;
-mod records;
+pub mod records;
 pub mod removing;
 mod reserve;
 mod running;
@@ -49,6 +49,12 @@ pub use spec::Spec;
 /// Why bubblewrap cannot run here, or `None` when it can: runs `true` inside it,
 /// in a folder of its own, as a run would.
 pub fn sandbox_problem() -> Option<String> {
+    sandbox_problem_by(run)
+}
+
+/// Why bubblewrap cannot run here, or `None` when it can, by running `true` with
+/// `run` (this process's [`run`], or a run in a process of its own).
+pub fn sandbox_problem_by(run: impl FnOnce(&Spec) -> Result<Outcome>) -> Option<String> {
     let dir = match check_folder() {
         Ok(dir) => dir,
         Err(e) => return Some(format!("cannot make a folder to try bubblewrap in: {e}")),
@@ -165,11 +171,19 @@ pub fn command(language: &str, interpreter: Option<&str>, code: &str) -> Result<
 /// app's folder back after a killed app, lending it, looking at it) comes out
 /// of the run's time.
 pub fn run(spec: &Spec) -> Result<Outcome> {
+    run_in(spec, private::private_for(&spec.dir))
+}
+
+/// [`run`] with the private tmpfs of the run folder given, as a run in a process
+/// of its own receives it from the app that made it.
+pub fn run_in(
+    spec: &Spec,
+    private: Option<std::sync::Arc<private::PrivateTmpfs>>,
+) -> Result<Outcome> {
     let called = Instant::now();
     if spec.argv.is_empty() {
         return Err(Error::InvalidArgument("the command is empty".to_string()));
     }
-    let private = private::private_for(&spec.dir);
     let folder = match &private {
         Some(tmpfs) => owner::Folder::from_fd(tmpfs.root(), &spec.dir)?,
         None => owner::Folder::open(&spec.dir)?,

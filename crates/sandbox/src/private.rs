@@ -38,12 +38,26 @@ static MOUNTED: Mutex<Vec<(PathBuf, Arc<PrivateTmpfs>)>> = Mutex::new(Vec::new()
 /// and keeps it for `private_for(dir)` until `forget(dir)`. Returns the path the
 /// app reaches the folder's files by.
 pub fn mount(dir: &Path, bytes: u64, inodes: u64) -> Result<PathBuf> {
-    let tmpfs = PrivateTmpfs::mount(dir, bytes, inodes)?;
+    Ok(keep(
+        dir,
+        PrivateTmpfs::mount_with(dir, &options(bytes, inodes))?,
+    ))
+}
+
+/// The mount options of a run folder's tmpfs of `bytes` and `inodes`.
+pub fn options(bytes: u64, inodes: u64) -> String {
+    format!("size={bytes},nr_inodes={inodes},mode=0700")
+}
+
+/// Keeps `tmpfs`, mounted on `dir` here or by another process, for
+/// `private_for(dir)` until `forget(dir)`. Returns the path the app reaches the
+/// folder's files by.
+pub fn keep(dir: &Path, tmpfs: PrivateTmpfs) -> PathBuf {
     let reach = PathBuf::from(format!("/proc/self/fd/{}/.", tmpfs.root.as_raw_fd()));
     let mut mounted = MOUNTED.lock().unwrap_or_else(|e| e.into_inner());
     mounted.retain(|(path, _)| path != dir);
     mounted.push((dir.to_path_buf(), Arc::new(tmpfs)));
-    Ok(reach)
+    reach
 }
 
 /// The private tmpfs `mount` made on `dir`, if it did.
@@ -62,13 +76,9 @@ pub fn forget(dir: &Path) {
 }
 
 impl PrivateTmpfs {
-    fn mount(dir: &Path, bytes: u64, inodes: u64) -> Result<PrivateTmpfs> {
-        Self::mount_with(dir, &format!("size={bytes},nr_inodes={inodes},mode=0700"))
-    }
-
     /// Mounts a tmpfs with the mount `options` on the empty folder `dir`, in
     /// namespaces of its own.
-    pub(super) fn mount_with(dir: &Path, options: &str) -> Result<PrivateTmpfs> {
+    pub fn mount_with(dir: &Path, options: &str) -> Result<PrivateTmpfs> {
         let shown = dir.display().to_string();
         let fail = |why: String| Error::Sandbox(format!("cannot make a tmpfs for {shown}: {why}"));
         let cstring = |s: &[u8]| {
@@ -176,6 +186,31 @@ impl PrivateTmpfs {
             },
             Ok(_) => Err(std::io::Error::from_raw_os_error(libc::ECHILD)),
             Err(e) => Err(e.into()),
+        }
+    }
+
+    /// What holds it: the user namespace (none for a root app), the mount
+    /// namespace, the tmpfs's root, and the run folder's path inside them.
+    pub fn parts(
+        &self,
+    ) -> (
+        Option<BorrowedFd<'_>>,
+        BorrowedFd<'_>,
+        BorrowedFd<'_>,
+        &CString,
+    ) {
+        let user = self.user.as_ref().map(|fd| fd.as_fd());
+        (user, self.mount.as_fd(), self.root.as_fd(), &self.dir)
+    }
+
+    /// The tmpfs held by the descriptors [`PrivateTmpfs::parts`] gave, received
+    /// by another process.
+    pub fn from_parts(user: Option<OwnedFd>, mount: OwnedFd, root: OwnedFd, dir: CString) -> Self {
+        PrivateTmpfs {
+            user,
+            mount,
+            root,
+            dir,
         }
     }
 

@@ -39,22 +39,32 @@ pub enum Record {
 /// The next record of `input`; `None` when the input ends before the end mark,
 /// or a record is cut or not UTF-8.
 pub fn next(input: &mut impl Read) -> Option<Record> {
-    let mut kind = [0u8];
-    input.read_exact(&mut kind).ok()?;
-    if kind[0] == b'z' {
-        return Some(Record::End);
-    }
-    let mut len = [0u8; 4];
-    input.read_exact(&mut len).ok()?;
-    let mut text = vec![0u8; u32::from_le_bytes(len) as usize];
-    input.read_exact(&mut text).ok()?;
-    let text = String::from_utf8(text).ok()?;
-    if !STAMPED.contains(&kind[0]) {
-        return Some(Record::Text(kind[0], text));
+    let (kind, bytes) = match next_bytes(input)? {
+        None => return Some(Record::End),
+        Some(record) => record,
+    };
+    let text = String::from_utf8(bytes).ok()?;
+    if !STAMPED.contains(&kind) {
+        return Some(Record::Text(kind, text));
     }
     let mut stamp = [0u8; STAMP_BYTES];
     input.read_exact(&mut stamp).ok()?;
-    Some(Record::Stamped(kind[0], text, decode(&stamp)))
+    Some(Record::Stamped(kind, text, decode(&stamp)))
+}
+
+/// The next record's kind and bytes, as they came (a stamp after them is left
+/// to read); `Some(None)` at the end mark, `None` when the input ends first.
+pub fn next_bytes(input: &mut impl Read) -> Option<Option<(u8, Vec<u8>)>> {
+    let mut kind = [0u8];
+    input.read_exact(&mut kind).ok()?;
+    if kind[0] == b'z' {
+        return Some(None);
+    }
+    let mut len = [0u8; 4];
+    input.read_exact(&mut len).ok()?;
+    let mut bytes = vec![0u8; u32::from_le_bytes(len) as usize];
+    input.read_exact(&mut bytes).ok()?;
+    Some(Some((kind[0], bytes)))
 }
 
 /// The end mark.

@@ -97,46 +97,12 @@ pub fn set_aside(
 /// however deep, never through a link, then the folder, and ends, which closes
 /// the pipe the app waits on. Returns whether it was done within `wait`.
 pub fn empty_within(dir: &Path, wait: Duration) -> bool {
-    let Ok(root) = rustix::fs::open(dir, DIR_FLAGS, Mode::empty()) else {
-        return true;
-    };
-    let Ok(held) = rustix::fs::openat(&root, REMOVING, DIR_FLAGS, Mode::empty()) else {
-        return true;
-    };
-    let mut ends = [0 as libc::c_int; 2];
-    // SAFETY: pipe2 fills the two descriptors it was given room for.
-    if unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return false;
-    }
-    // SAFETY: both are new descriptors, owned by nothing else.
-    let (done, told) = unsafe { (OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) };
-    let mut own = [root.as_raw_fd(), held.as_raw_fd(), told.as_raw_fd()];
-    own.sort_unstable();
     let adopts = adopts_orphans();
-    // SAFETY: the children take no lock but the allocator's, which glibc's fork
-    // hands them usable, touch no Ruby value and leave by `_exit`.
-    let pid = unsafe { libc::fork() };
-    if pid == 0 {
-        // SAFETY: in the forked child (and the grandchild, where the app is no subreaper):
-        // setsid and _exit take no pointer, `close_all_but` keeps `own`, a sorted array
-        // made before the fork, and the removal allocates only through glibc's allocator,
-        // which fork left usable, takes no other lock and touches no Ruby value; the child
-        // never returns from here.
-        unsafe {
-            if adopts || libc::fork() == 0 {
-                libc::setsid();
-                if close_all_but(&own).is_ok() {
-                    let _ = super::folder::empty_all(held.as_fd());
-                    let _ = rustix::fs::unlinkat(&root, REMOVING, AtFlags::REMOVEDIR);
-                }
-            }
-            libc::_exit(0)
-        }
-    }
-    drop(told);
-    if pid < 0 {
-        return false;
-    }
+    let (pid, done) = match start_emptying(dir, !adopts) {
+        Emptying::Nothing => return true,
+        Emptying::Failed => return false,
+        Emptying::Started { pid, done } => (pid, done),
+    };
     if adopts {
         let reaper = std::thread::Builder::new()
             .name("ruby_llm-reaper".into())
@@ -148,6 +114,68 @@ pub fn empty_within(dir: &Path, wait: Duration) -> bool {
         // The child ends at once.
         reap(pid);
     }
+    done_within(done.as_fd(), wait)
+}
+
+/// What [`start_emptying`] did.
+pub enum Emptying {
+    /// The run folder holds nothing set aside.
+    Nothing,
+    /// No remover could be started.
+    Failed,
+    /// The child `pid`, which the caller reaps, started; `done` is readable
+    /// (closed) once the remover has ended.
+    Started { pid: libc::pid_t, done: OwnedFd },
+}
+
+/// Starts the remover of what waits to be removed in `dir`: the child is the
+/// remover itself or, when `detached`, a child that forks the remover and ends
+/// at once, so that the remover is adopted by whoever adopts orphans.
+pub fn start_emptying(dir: &Path, detached: bool) -> Emptying {
+    let Ok(root) = rustix::fs::open(dir, DIR_FLAGS, Mode::empty()) else {
+        return Emptying::Nothing;
+    };
+    let Ok(held) = rustix::fs::openat(&root, REMOVING, DIR_FLAGS, Mode::empty()) else {
+        return Emptying::Nothing;
+    };
+    let mut ends = [0 as libc::c_int; 2];
+    // SAFETY: pipe2 fills the two descriptors it was given room for.
+    if unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Emptying::Failed;
+    }
+    // SAFETY: both are new descriptors, owned by nothing else.
+    let (done, told) = unsafe { (OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) };
+    let mut own = [root.as_raw_fd(), held.as_raw_fd(), told.as_raw_fd()];
+    own.sort_unstable();
+    // SAFETY: the children take no lock but the allocator's, which glibc's fork
+    // hands them usable, touch no Ruby value and leave by `_exit`.
+    let pid = unsafe { libc::fork() };
+    if pid == 0 {
+        // SAFETY: in the forked child (and the grandchild, when detached): setsid and
+        // _exit take no pointer, `close_all_but` keeps `own`, a sorted array made before
+        // the fork, and the removal allocates only through glibc's allocator, which fork
+        // left usable, takes no other lock and touches no Ruby value; the child never
+        // returns from here.
+        unsafe {
+            if !detached || libc::fork() == 0 {
+                libc::setsid();
+                if close_all_but(&own).is_ok() {
+                    let _ = super::folder::empty_all(held.as_fd());
+                    let _ = rustix::fs::unlinkat(&root, REMOVING, AtFlags::REMOVEDIR);
+                }
+            }
+            libc::_exit(0)
+        }
+    }
+    drop(told);
+    if pid < 0 {
+        return Emptying::Failed;
+    }
+    Emptying::Started { pid, done }
+}
+
+/// Whether the remover whose pipe is `done` ended within `wait`.
+pub fn done_within(done: BorrowedFd<'_>, wait: Duration) -> bool {
     let until = Instant::now() + wait;
     loop {
         let left = until.saturating_duration_since(Instant::now());

@@ -10,6 +10,7 @@ use magnus::scan_args::get_kwargs;
 use magnus::{function, Error, RHash, RModule, Ruby, Value};
 
 use file_store_base::{cancel, Error as CoreError};
+use file_store_documents::runs;
 use file_store_sandbox::{self as run, folder, mounts, Spec};
 
 use crate::{convert, errors, nogvl::nogvl};
@@ -70,7 +71,8 @@ fn run_code(ruby: &Ruby, args: &[Value]) -> Result<RHash, Error> {
 
 type Ran = file_store_base::Result<run::Outcome>;
 
-/// Runs `spec` on a thread of its own and waits for it without the GVL. Ruby's
+/// Runs `spec` on a thread of its own, in a host process the supervisor starts
+/// (`runs`), and waits for it without the GVL. Ruby's
 /// unblocking function also fires for a signal whose trap raises nothing (a
 /// child's SIGCHLD), so a woken wait asks Ruby first: only an interrupt that
 /// raises (Timeout, Thread#kill, Ctrl-C) stops the run, which then still
@@ -84,7 +86,7 @@ fn run_interruptible(ruby: &Ruby, spec: Spec) -> Result<Ran, Error> {
     std::thread::Builder::new()
         .name("ruby_llm_run".to_string())
         .spawn(move || {
-            let _ = done.send(cancel::with_flag(Some(flag), || run::run(&spec)));
+            let _ = done.send(cancel::with_flag(Some(flag), || runs::run(&spec)));
         })
         .map_err(|e| errors::map(ruby, CoreError::Sandbox(format!("cannot start a run: {e}"))))?;
     loop {
@@ -127,7 +129,7 @@ fn wait_or_woken(ran: &mpsc::Receiver<Ran>) -> Option<Ran> {
     }
 }
 
-/// `run_folder_tmpfs(dir, bytes:, inodes:)`: makes the empty folder `dir` a tmpfs
+/// `run_folder_tmpfs(dir, bytes:, inodes:)`: makes the empty folder `dir` a tmpfs (the supervisor mounts it)
 /// of `bytes` and `inodes` and returns the path the app reaches its files by
 /// (`dir` itself for a root app, its private tmpfs's root for any other); nil where
 /// the kernel allows neither.
@@ -136,7 +138,7 @@ fn run_folder_tmpfs(ruby: &Ruby, args: &[Value]) -> Result<Option<String>, Error
     let kw = get_kwargs::<_, (u64, u64), (), ()>(kw, &["bytes", "inodes"], &[])?;
     let (bytes, inodes) = kw.required;
     let reach = nogvl(ruby, move || {
-        folder::mount_tmpfs(&PathBuf::from(dir), bytes, inodes)
+        folder::mount_tmpfs_by(&PathBuf::from(dir), bytes, inodes, runs::make_tmpfs)
     })?
     .map_err(|e| errors::map(ruby, e))?;
     Ok(reach.map(|path| path.to_string_lossy().into_owned()))
@@ -162,20 +164,33 @@ fn command(ruby: &Ruby, args: &[Value]) -> Result<Vec<String>, Error> {
 }
 
 /// `empty_removing(dir, wait:)`: removes what the calls in the run folder `dir`
-/// set aside past a run's limits, in a process of its own, waiting for it at
+/// set aside past a run's limits, in a process the supervisor starts, waiting for it at
 /// most `wait` seconds; whether it was done by then.
 fn empty_removing(ruby: &Ruby, args: &[Value]) -> Result<bool, Error> {
     let ((dir,), kw) = convert::keywords::<(String,)>(args)?;
     let kw = get_kwargs::<_, (f64,), (), ()>(kw, &["wait"], &[])?;
     let wait = std::time::Duration::from_secs_f64(kw.required.0.clamp(0.0, 86_400.0));
     nogvl(ruby, move || {
-        run::removing::empty_within(&PathBuf::from(dir), wait)
+        runs::empty_removing(&PathBuf::from(dir), wait)
     })
 }
 
-/// Why bubblewrap cannot run here, or nil.
+/// Why bubblewrap cannot run here, or nil. Where no code can run at all (the
+/// executable that starts runs cannot run), which is not bubblewrap's doing, it
+/// raises WorkerError naming the executable and why.
 fn sandbox_problem(ruby: &Ruby) -> Result<Option<String>, Error> {
-    nogvl(ruby, run::sandbox_problem)
+    nogvl(ruby, || {
+        let mut no_host = None;
+        let problem = run::sandbox_problem_by(|spec| {
+            runs::run(spec).inspect_err(|error| {
+                if let CoreError::Converter(why) = error {
+                    no_host = Some(CoreError::Converter(why.clone()));
+                }
+            })
+        });
+        no_host.map_or(Ok(problem), Err)
+    })?
+    .map_err(|e| errors::map(ruby, e))
 }
 
 /// `mount_link(root:, path:, source:)`: links `source` at `path` in `root` with no

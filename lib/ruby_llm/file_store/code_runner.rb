@@ -62,7 +62,8 @@ module RubyLLM
       def workspace? = !local_root.nil?
 
       # Raises RubyLLM::FileStore::SandboxError unless bubblewrap can make a
-      # sandbox here. Returns +self+.
+      # sandbox here, and WorkerError, naming the executable, when no code can run
+      # at all (the process that runs code cannot start). Returns +self+.
       def check_sandbox!
         problem = @sandbox && Native.sandbox_problem
         raise SandboxError, "#{problem}. Install bubblewrap, or pass sandbox: false to run code unsandboxed." if problem

@@ -194,6 +194,45 @@ RSpec.describe RubyLLM::FileStore::CodeRunner do
     expect(output).to match(/\Apid 1, runners [12], zombies 0\n\z/)
   end
 
+  it 'runs code in no child of the app: Process.waitall returns at once, and a process forked mid-run runs its own' do
+    lib = File.expand_path('../../../lib', __dir__)
+    script = <<~RUBY
+      $LOAD_PATH.unshift(#{lib.inspect})
+      require 'ruby_llm/file_store'
+      require 'timeout'
+      runner = RubyLLM::FileStore::CodeRunner.new(RubyLLM.file_store.memory, shell: true, sandbox: false, timeout: 10)
+      running = Thread.new { runner.run(language: 'shell', code: 'sleep 2; echo slept').to_s }
+      sleep 0.2 until Dir['/proc/[0-9]*/cmdline'].any? { |f| File.read(f).tr(0.chr, " ").start_with?("sleep 2") rescue false }
+      children = Dir['/proc/[0-9]*/stat'].count { |stat| File.read(stat).split(') ').last.split[1].to_i == Process.pid rescue false }
+      started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
+      reaped = Timeout.timeout(10) { Process.waitall } rescue 'hung'
+      waited = (Process.clock_gettime(Process::CLOCK_MONOTONIC) - started).round
+      forked = fork { exit!(runner.run(language: 'shell', code: 'echo child').to_s.include?('child') ? 0 : 1) }
+      _, status = Process.wait2(forked)
+      puts [children, reaped, waited, status.exitstatus, running.value.include?('slept')].inspect
+    RUBY
+    output, = Open3.capture2e(RbConfig.ruby, *RubyLLMPath.ruby_options, '-e', script)
+    expect(output).to eq("[0, [], 0, 0, true]\n")
+  end
+
+  it 'raises WorkerError naming the executable when no run can start, and runs once it is back' do
+    program = RubyLLM::FileStore::Native.converter_program
+    sandboxed = RubyLLM::FileStore::Native.sandbox_problem.nil?
+    missing = File.join(Dir.tmpdir, 'ruby_llm_no_such_folder', 'file_store_convert')
+    RubyLLM::FileStore::Native.converter_program = missing
+    cannot = /\Acode cannot run now: the convert worker #{Regexp.escape(missing)} cannot run: there is no file there/
+    runner = described_class.new(RubyLLM.file_store.memory, shell: true, sandbox: false, timeout: 5)
+    expect { runner.run(language: 'shell', code: 'echo hi') }.to raise_error(RubyLLM::FileStore::WorkerError, cannot)
+    if sandboxed
+      expect { described_class.new(RubyLLM.file_store.memory, shell: true).check_sandbox! }
+        .to raise_error(RubyLLM::FileStore::WorkerError, cannot)
+    end
+    RubyLLM::FileStore::Native.converter_program = program
+    expect(runner.run(language: 'shell', code: 'echo hi').to_s).to include('hi')
+  ensure
+    RubyLLM::FileStore::Native.converter_program = program
+  end
+
   it "runs at the core's default limits, which are the runner's, and names a limit it does not know" do
     native = RubyLLM::FileStore::Native
     expect(described_class::DEFAULT_LIMITS).to include(native::RUN_LIMITS.slice(*described_class::NATIVE_LIMITS))

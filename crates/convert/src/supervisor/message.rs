@@ -4,17 +4,32 @@
 //! - `[START][path]`: start a worker of the program at `path`. Answer
 //!   `[OK][id: u64 LE]` with the worker's standard input and output attached
 //!   (`SCM_RIGHTS`), or `[FAILED][errno: i32 LE]`.
+//! - `[RUN][path]`: start the program at `path` as a code run's host
+//!   (`path run`, see [`crate::host`]). Answered as `START` is, the host's
+//!   standard input a stream socket rather than a pipe.
+//! - `[TMPFS][mount options]\0[folder]`: mount a tmpfs on the empty folder in
+//!   namespaces of its own (a code run's private run folder, see
+//!   [`file_store_sandbox::private`]). Answer `[OK]` with the descriptors of its
+//!   mount namespace, its root and, for an app that is not root, its user
+//!   namespace attached, or `[FAILED][why]`.
+//! - `[EMPTY][folder]`: start the remover of what a run set aside in the run
+//!   folder ([`file_store_sandbox::removing`]). Answer `[OK]` with the read end
+//!   of a pipe the remover closes when it is done attached, `[OK]` alone when
+//!   nothing waits to be removed, or `[FAILED]`.
 //! - `[END][id: u64 LE]`: kill the worker if it runs, reap it, and say how it
 //!   ended. Answer `[OK][wait status: i32 LE][CPU time in µs: u64 LE]`, or
 //!   `[FAILED]` for an id the supervisor does not know.
 //!
-//! The app names a worker by the supervisor's id, never by its pid.
+//! `END` ends a host as it ends a worker. The app names a worker by the supervisor's id, never by its pid.
 
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 
 pub const START: u8 = 1;
 pub const END: u8 = 2;
+pub const RUN: u8 = 3;
+pub const TMPFS: u8 = 4;
+pub const EMPTY: u8 = 5;
 pub const OK: u8 = 0;
 pub const FAILED: u8 = 1;
 
@@ -73,7 +88,13 @@ pub fn send(socket: BorrowedFd, bytes: &[u8], fds: &[BorrowedFd]) -> io::Result<
 /// Receives one message and the descriptors attached to it (made close-on-exec).
 /// An empty message is the peer's end.
 pub fn receive(socket: BorrowedFd) -> io::Result<(Vec<u8>, Vec<OwnedFd>)> {
-    let mut bytes = vec![0u8; MAX_MESSAGE];
+    receive_at_most(socket, MAX_MESSAGE)
+}
+
+/// [`receive`], reading at most `max` bytes: on a stream socket, the bytes past
+/// them stay to be read.
+pub fn receive_at_most(socket: BorrowedFd, max: usize) -> io::Result<(Vec<u8>, Vec<OwnedFd>)> {
+    let mut bytes = vec![0u8; max];
     let mut iov = libc::iovec {
         iov_base: bytes.as_mut_ptr().cast(),
         iov_len: bytes.len(),
@@ -135,8 +156,17 @@ fn control_buffer(bytes: usize) -> Vec<u64> {
 
 /// A pair of connected sockets, each closed on exec: (the app's, the supervisor's).
 pub fn socket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
+    pair(libc::SOCK_SEQPACKET)
+}
+
+/// A pair of connected stream sockets, each closed on exec.
+pub fn stream_pair() -> io::Result<(OwnedFd, OwnedFd)> {
+    pair(libc::SOCK_STREAM)
+}
+
+fn pair(kind: i32) -> io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0; 2];
-    let kind = libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC;
+    let kind = kind | libc::SOCK_CLOEXEC;
     // SAFETY: socketpair writes two descriptors into `fds`, an array of two.
     if unsafe { libc::socketpair(libc::AF_UNIX, kind, 0, fds.as_mut_ptr()) } != 0 {
         return Err(io::Error::last_os_error());

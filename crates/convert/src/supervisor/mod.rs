@@ -1,8 +1,9 @@
 //! The supervisor: `file_store_convert supervise`, one process for each app
-//! process that converts, started by the app on its first conversion and outside
-//! it (see [`process`]). It starts the convert workers, hands the app their pipes,
-//! kills them when asked, and reaps every one: the app never has a worker as its
-//! child, never knows a worker's pid, and never waits for a process.
+//! process that converts or runs code, started by the app on its first need and
+//! outside it (see [`process`]). It starts the convert workers and the hosts of
+//! code runs ([`crate::host`]), hands the app their pipes, kills them when asked,
+//! and reaps every one, and whatever they leave behind: the app never has a
+//! worker or a run as its child, never knows a pid, and never waits for a process.
 //!
 //! It speaks with the app on one socket ([`message`]), its standard input, and
 //! ends, killing its workers, when the app closes it or the app ends (a pidfd
@@ -18,7 +19,9 @@ use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 
-use message::{END, FAILED, OK, START};
+use file_store_sandbox::private::PrivateTmpfs;
+use file_store_sandbox::removing::{self, Emptying};
+use message::{EMPTY, END, FAILED, OK, RUN, START, TMPFS};
 use process::{Ended, Program, Start};
 
 /// The argument that makes `file_store_convert` the supervisor.
@@ -33,6 +36,10 @@ pub fn serve() -> io::Result<()> {
     if unsafe { libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) } != 0 {
         return Err(io::Error::last_os_error());
     }
+    // SAFETY: prctl with PR_SET_CHILD_SUBREAPER takes integers only. What a run's
+    // host leaves behind when it ends comes here, where it is reaped, rather than to
+    // the app, which adopts orphans itself when it is PID 1 of its namespace.
+    unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
     // SAFETY: descriptor 0 is the socket the app started the supervisor with as its
     // standard input (`Program::stdio`); nothing else in this process reads stdin or owns
     // descriptor 0, so it becomes this OwnedFd alone.
@@ -91,7 +98,8 @@ struct Workers {
 impl Workers {
     fn answer(&mut self, socket: BorrowedFd, request: &[u8]) -> io::Result<()> {
         match request[0] {
-            START => match self.start(OsStr::from_bytes(&request[1..])) {
+            kind @ (START | RUN) => match self.start(OsStr::from_bytes(&request[1..]), kind == RUN)
+            {
                 Ok((id, [input, output])) => {
                     let mut answer = vec![OK];
                     answer.extend(id.to_le_bytes());
@@ -112,6 +120,8 @@ impl Workers {
                 }
                 None => message::send(socket, &[FAILED], &[]),
             },
+            TMPFS => tmpfs(socket, &request[1..]),
+            EMPTY => empty(socket, &request[1..]),
             _ => Err(io::Error::new(
                 io::ErrorKind::InvalidData,
                 "an unknown request",
@@ -119,15 +129,19 @@ impl Workers {
         }
     }
 
-    /// Starts a worker: its id and the app's ends of its pipes (its input's
-    /// write end, its output's read end).
-    fn start(&mut self, path: &OsStr) -> io::Result<(u64, [OwnedFd; 2])> {
-        let (child_input, input) = process::pipe()?;
+    /// Starts a worker, or a run's host when `host`: its id and the app's ends
+    /// of its input (a pipe's write end, or a stream socket for a host) and output.
+    fn start(&mut self, path: &OsStr, host: bool) -> io::Result<(u64, [OwnedFd; 2])> {
+        let (child_input, input) = if host {
+            message::stream_pair()?
+        } else {
+            process::pipe()?
+        };
         let (output, child_output) = process::pipe()?;
         let null = process::null()?;
         let program = Program {
             path,
-            args: &[],
+            args: if host { &[crate::host::MODE] } else { &[] },
             stdio: [
                 child_input.as_raw_fd(),
                 child_output.as_raw_fd(),
@@ -162,6 +176,43 @@ impl Workers {
                 process::reap(pid, true);
             }
         }
+    }
+}
+
+/// Mounts a run folder's private tmpfs (`[options]\0[folder]`) and answers with
+/// its descriptors. The maker it forks is reaped before this returns.
+fn tmpfs(socket: BorrowedFd, request: &[u8]) -> io::Result<()> {
+    let made = request
+        .iter()
+        .position(|byte| *byte == 0)
+        .ok_or_else(|| "a garbled request".to_string())
+        .and_then(|at| {
+            let options = String::from_utf8_lossy(&request[..at]);
+            let dir = std::path::Path::new(OsStr::from_bytes(&request[at + 1..]));
+            PrivateTmpfs::mount_with(dir, &options).map_err(|e| e.to_string())
+        });
+    match made {
+        Ok(tmpfs) => {
+            let (user, mount, root, _) = tmpfs.parts();
+            let mut fds = vec![mount, root];
+            fds.extend(user);
+            message::send(socket, &[OK], &fds)
+        }
+        Err(why) => {
+            let mut answer = vec![FAILED];
+            answer.extend(why.as_bytes());
+            message::send(socket, &answer, &[])
+        }
+    }
+}
+
+/// Starts the remover of what a run set aside in the folder `request` names,
+/// and answers with the pipe it closes when done. The loop reaps it, as any child.
+fn empty(socket: BorrowedFd, request: &[u8]) -> io::Result<()> {
+    match removing::start_emptying(std::path::Path::new(OsStr::from_bytes(request)), false) {
+        Emptying::Nothing => message::send(socket, &[OK], &[]),
+        Emptying::Failed => message::send(socket, &[FAILED], &[]),
+        Emptying::Started { done, .. } => message::send(socket, &[OK], &[done.as_fd()]),
     }
 }
 

@@ -11,7 +11,7 @@ use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use file_store_convert::supervisor::message::{self, END, OK, START};
+use file_store_convert::supervisor::message::{self, END, OK, RUN, START};
 use file_store_convert::supervisor::process::{self, Ended, Program, Start};
 use file_store_convert::supervisor::MODE;
 
@@ -46,18 +46,28 @@ impl Link {
     /// A new worker of `program`. `Err` is why none can run, for the log and the
     /// caller; nothing about any document.
     pub fn start_worker(&mut self, program: &Path) -> Result<Started, String> {
+        self.start(program, START)
+    }
+
+    /// A new host of one code run ([`file_store_convert::host`]) of `program`;
+    /// `Err` as for [`Link::start_worker`].
+    pub fn start_host(&mut self, program: &Path) -> Result<Started, String> {
+        self.start(program, RUN)
+    }
+
+    fn start(&mut self, program: &Path, kind: u8) -> Result<Started, String> {
         if let Some((until, why)) = &self.failed {
             if Instant::now() < *until {
                 return Err(why.clone());
             }
         }
-        let started = self.try_start(program).or_else(|error| {
+        let started = self.try_start(program, kind).or_else(|error| {
             // A supervisor that has gone (killed, stopped, its answer lost) is
             // replaced once; a worker it could not start is not its fault.
             if self.socket.is_some() {
                 return Err(error);
             }
-            self.try_start(program)
+            self.try_start(program, kind)
         });
         match started {
             Ok(started) => {
@@ -75,16 +85,26 @@ impl Link {
         }
     }
 
-    fn try_start(&mut self, program: &Path) -> io::Result<Started> {
+    /// Asks this process's supervisor, started from `program` first if none
+    /// runs: its answer and the descriptors attached to it.
+    pub fn request(
+        &mut self,
+        program: &Path,
+        request: &[u8],
+    ) -> io::Result<(Vec<u8>, Vec<OwnedFd>)> {
         // A supervisor started from another program serves this one too: each
         // request names the worker to start.
         if self.socket.is_none() {
             self.socket = Some(start_supervisor(program)?);
             self.generation += 1;
         }
-        let mut request = vec![START];
+        self.ask(request)
+    }
+
+    fn try_start(&mut self, program: &Path, kind: u8) -> io::Result<Started> {
+        let mut request = vec![kind];
         request.extend(program.as_os_str().as_encoded_bytes());
-        let (answer, fds) = self.ask(&request)?;
+        let (answer, fds) = self.request(program, &request)?;
         match (answer.first(), <[OwnedFd; 2]>::try_from(fds)) {
             (Some(&OK), Ok([input, output])) => Ok(Started {
                 id: message::u64_at(&answer, 1).ok_or_else(garbled)?,
