@@ -37,9 +37,17 @@ pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
     native.define_module_function("converter_workers", function!(pool::running, 0))?;
     native.define_module_function("converter_prestart", function!(pool::prestart, 0))?;
     native.define_module_function("reading", function!(reading, 2))?;
+    native.define_module_function("document_too_large", function!(document_too_large, 1))?;
     let names: Vec<&str> = Kind::ALL.iter().map(|kind| kind.name()).collect();
     native.const_set("CONVERTERS", names)?;
     Ok(())
+}
+
+/// `document_too_large(bytes)`: why a document of `bytes` is not converted, when
+/// it is past the size a conversion takes, or nil; a caller that must fetch a
+/// document to convert it asks first.
+fn document_too_large(bytes: u64) -> Option<String> {
+    pool::too_large(bytes).map(|refusal| refusal.to_string())
 }
 
 fn set_program(path: String) {

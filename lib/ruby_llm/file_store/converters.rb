@@ -41,6 +41,7 @@ module RubyLLM
       # [the text of +file+ in +store+ as its converters read it, or nil; the
       # version it came from], kept in the store as that version's text.
       def convert_file(store, file, config:)
+        Builtin.refuse_too_large(file) { candidates(registry(config), file.content_type) }
         bytes = store.read(file.path)
         version = Reads.version_of_bytes(bytes)
         upload = StoredBytes.new(bytes, filename: file.filename)

@@ -51,6 +51,18 @@ module RubyLLM
           nil
         end
 
+        # Refuses +file+ before its bytes are read (an Active Storage blob is
+        # downloaded whole) when it is past the size a conversion takes and the
+        # converters the block gives, those that read its type, are all built-in: a
+        # converter of the app's may take it.
+        def refuse_too_large(file)
+          why = Native.document_too_large(file.byte_size.to_i) or return
+          chain = yield
+          return if chain.empty? || !chain.all? { |converter| CONVERTERS.include?(converter) }
+
+          raise Builtin.unreadable(file.filename, why)
+        end
+
         def stopped(key, why)
           Interrupts.guarded(STOPPED_LOCK) do
             STOPPED[key] = why
