@@ -61,6 +61,28 @@ RSpec.describe 'The code sandbox interrupted by Ruby', if: ENV.fetch('RUBY_LLM_S
     trap('USR1', saved || 'DEFAULT')
   end
 
+  # The run's host sees the app's end of its socket close, stops the run and gives the
+  # folder back; the supervisor, ending with the app, waits for it. It was left lent
+  # to the run's uid (a root app's) until the next run, and writable by that uid.
+  it 'gives the folder back at once, and leaves nothing running, when the app is killed mid-run' do
+    root = store.local_root
+    store.write('report.txt', 'x')
+    marker = "43.#{rand(1_000_000)}"
+    lib = File.expand_path('../../lib', __dir__)
+    app = spawn(RbConfig.ruby, '-I', lib, '-rruby_llm/file_store', '-e', <<~RUBY)
+      store = RubyLLM.file_store.directory(#{root.inspect})
+      RubyLLM::FileStore::CodeRunner.new(store, shell: true, timeout: 40).run(language: 'shell', code: 'chmod 777 .; sleep #{marker}')
+    RUBY
+    Timeout.timeout(30) { sleep 0.05 until sleeping?(marker) }
+    Process.kill(:KILL, app)
+    Process.wait(app)
+    killed = now
+    Timeout.timeout(20) { sleep 0.05 while sleeping?(marker) || File.stat(root).uid != Process.uid }
+    stat = File.stat(root)
+    expect([stat.uid, stat.mode & 0o022, File.stat(File.join(root, 'report.txt')).uid]).to eq([Process.uid, 0, Process.uid])
+    expect(now - killed).to be < 5
+  end
+
   it 'in copy mode: a Timeout lands within a second of its deadline' do
     runner = RubyLLM::FileStore::CodeRunner.new(memory, shell: true, timeout: 40)
     marker = "42.#{rand(1_000_000)}"

@@ -91,6 +91,8 @@ pub fn serve() -> io::Result<()> {
 #[derive(Default)]
 struct Workers {
     running: HashMap<u64, libc::pid_t>,
+    /// The pids among `running` that are hosts of code runs.
+    hosts: std::collections::HashSet<libc::pid_t>,
     ended: HashMap<libc::pid_t, Ended>,
     next: u64,
 }
@@ -152,12 +154,16 @@ impl Workers {
         let pid = process::start(&program)?.expect("a worker's pid");
         self.next += 1;
         self.running.insert(self.next, pid);
+        if host {
+            self.hosts.insert(pid);
+        }
         Ok((self.next, [input, output]))
     }
 
     /// Kills the worker `id` if it runs and reaps it.
     fn end(&mut self, id: u64) -> Option<Ended> {
         let pid = self.running.remove(&id)?;
+        self.hosts.remove(&pid);
         self.ended.remove(&pid).or_else(|| process::reap(pid, true))
     }
 
@@ -170,14 +176,40 @@ impl Workers {
         }
     }
 
+    /// Ends every worker at once, and every host once it has ended its run: a
+    /// host whose app has gone sees its socket close, stops the run and gives the
+    /// folder back (its owner, for a root app) before it ends, which it is given
+    /// [`HOST_END_WITHIN`] for.
     fn end_all(&mut self) {
+        let deadline = std::time::Instant::now() + HOST_END_WITHIN;
         for (_, pid) in self.running.drain() {
-            if !self.ended.contains_key(&pid) {
-                process::reap(pid, true);
+            if self.ended.contains_key(&pid) {
+                continue;
             }
+            if self.hosts.contains(&pid) && ended_by(pid, deadline) {
+                continue;
+            }
+            process::reap(pid, true);
         }
     }
 }
+
+/// Whether the child `pid` ended, and was reaped, by `deadline`.
+fn ended_by(pid: libc::pid_t, deadline: std::time::Instant) -> bool {
+    loop {
+        if process::reap_ended(pid).is_some() {
+            return true;
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// How long a host whose app has gone may take to stop its run and give the
+/// folder back before the supervisor, ending, kills it.
+const HOST_END_WITHIN: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Mounts a run folder's private tmpfs (`[options]\0[folder]`) and answers with
 /// its descriptors. The maker it forks is reaped before this returns.
