@@ -9,8 +9,8 @@ require_relative '../../bench/support/stalls'
 
 # A Rails 8.1 request stack (Action Pack's routes and an API controller) over ruby_llm's
 # acts_as_chat records and their declared stores, served by Falcon in this process on
-# one reactor thread, as one Falcon worker serves every request: while one chat's
-# request converts a slow PDF and another's runs code for 5 s, the other chats'
+# one reactor thread, as one Falcon worker serves every request: of 50 chats, while one
+# chat's request converts a slow PDF and runs code for 5 s, the other 49 chats'
 # requests keep answering. Active Record hands out connections by fiber, as ruby_llm's
 # guide for Async sets.
 RSpec.describe 'a Rails 8.1 app served by Falcon', :acts_as_chat, :slow do
@@ -87,7 +87,7 @@ RSpec.describe 'a Rails 8.1 app served by Falcon', :acts_as_chat, :slow do
     slow = Conversation.create!(model_id: 'gpt-4.1-mini')
     pdf = Stalls.pdf_store(tmp_dir, 12_000)
     slow.file_store.write('big.pdf', pdf.read('big.pdf'))
-    others = Array.new(10) do
+    others = Array.new(49) do
       Conversation.create!(model_id: 'gpt-4.1-mini').tap { |chat| chat.file_store.write('notes.md', 'notes') }
     end
     serving do |port|
@@ -102,12 +102,12 @@ RSpec.describe 'a Rails 8.1 app served by Falcon', :acts_as_chat, :slow do
           [response, ended[name] - started]
         end
       end
-      # Five clients ask for the other chats' files, one request after another, until
+      # Ten clients ask for the other chats' files, one request after another, until
       # both slow requests have ended.
       answered = Queue.new
-      clients = Array.new(5) do |n|
+      clients = Array.new(10) do |n|
         Thread.new do
-          others.rotate(n).cycle do |chat|
+          others.rotate(n * 5).cycle do |chat|
             break if ended.size == 2
 
             expect(get(port, "/chats/#{chat.id}/files").body).to include('notes.md')
