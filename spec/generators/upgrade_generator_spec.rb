@@ -74,13 +74,13 @@ RSpec.describe 'ruby_llm_file_store:upgrade' do
     2.times { generate('upgrade') }
     names = Dir[File.join(tmp_dir, 'db/migrate/*.rb')].map { |path| File.basename(path)[/_(\D.*)/, 1] }
     expect(names.sort).to eq(%w[byte_order_ruby_llm_chat_file_paths.rb create_ruby_llm_chat_files.rb
-                                whole_ruby_llm_chat_file_paths.rb])
+                                digest_ruby_llm_chat_file_paths.rb whole_ruby_llm_chat_file_paths.rb])
 
     output = in_app(<<~RUBY)
       #{MigrationCode.migrate(File.dirname(migration))}
       puts ActiveRecord::Base.connection.select_value("SELECT COUNT(*) FROM schema_migrations")
     RUBY
-    expect(output).to eq(['3'])
+    expect(output).to eq(['4'])
   end
 
   it 'gives a table byte-ordered with a padding collation the migration again, once, as unpad' do
@@ -97,13 +97,13 @@ RSpec.describe 'ruby_llm_file_store:upgrade' do
     RUBY
     2.times { generate('upgrade') }
     names = Dir[File.join(tmp_dir, 'db/migrate/*.rb')].map { |path| File.basename(path)[/_(\D.*)/, 1] }
-    expect(names.sort).to eq(%w[create_ruby_llm_chat_files.rb unpad_ruby_llm_chat_file_paths.rb
-                                whole_ruby_llm_chat_file_paths.rb])
+    expect(names.sort).to eq(%w[create_ruby_llm_chat_files.rb digest_ruby_llm_chat_file_paths.rb
+                                unpad_ruby_llm_chat_file_paths.rb whole_ruby_llm_chat_file_paths.rb])
     output = in_app(<<~RUBY)
       #{MigrationCode.migrate(File.dirname(migration))}
       puts ActiveRecord::Base.connection.select_value("SELECT COUNT(*) FROM schema_migrations")
     RUBY
-    expect(output).to eq(['3'])
+    expect(output).to eq(['4'])
   end
 
   it 'adds no update to a table this version created' do

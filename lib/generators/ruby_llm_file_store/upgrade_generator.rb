@@ -14,8 +14,8 @@ module RubyLLMFileStore
     # are, and acts_as_chat declares <tt>has_many :ruby_llm_chat_files</tt> once this
     # gem is loaded. An application that has the table gets the migrations that bring
     # it up to date instead (paths byte-ordered, so folder queries use the index,
-    # compared without padding, and held whole on MariaDB and MySQL). Run again, it
-    # changes nothing.
+    # compared without padding, and held whole on MariaDB, MySQL and PostgreSQL). Run
+    # again, it changes nothing.
     class UpgradeGenerator < InstallGenerator
       namespace 'ruby_llm_file_store:upgrade'
       # Not inherited: a Rails generator's default source root follows its own name.
@@ -56,6 +56,16 @@ module RubyLLMFileStore
         return if migration_named('whole_ruby_llm_chat_file_paths')
 
         migration_template 'whole_ruby_llm_chat_file_paths.rb.tt', 'db/migrate/whole_ruby_llm_chat_file_paths.rb'
+      end
+
+      # For a table made before paths were kept whole on PostgreSQL (unique over the
+      # path itself, which its index holds up to about 2,700 bytes):
+      # digest_ruby_llm_chat_file_paths, which changes nothing on other databases.
+      def digest_paths
+        return if @table_migration.nil? || File.read(@table_migration).include?('digested?')
+        return if migration_named('digest_ruby_llm_chat_file_paths')
+
+        migration_template 'digest_ruby_llm_chat_file_paths.rb.tt', 'db/migrate/digest_ruby_llm_chat_file_paths.rb'
       end
 
       def explain

@@ -35,7 +35,8 @@ module RubyLLM
           return unless defined?(::PG::ProgramLimitExceeded) && error.cause.is_a?(::PG::ProgramLimitExceeded)
 
           Error.new("#{path.inspect} was not written: its #{path.bytesize} bytes are more than PostgreSQL's " \
-                    'index of paths holds (about 2,700 bytes that do not compress); a shorter path fits')
+                    'index of paths holds (about 2,700 bytes that do not compress); a shorter path fits (the ' \
+                    'ruby_llm_file_store:upgrade generator makes the table hold 4,096 bytes)')
         end
 
         # Raises RubyLLM::ConfigurationError unless +model+'s connection speaks utf8mb4

@@ -29,12 +29,12 @@ module RubyLLM
         # The row at +path+, or nil. Some databases compare without case, so the exact
         # path is checked here too.
         def row_at(path, from = scope.listed)
-          preferred(from.where(path:).to_a.select { |row| row.path == path }).first
+          preferred(from.where(at(path)).to_a.select { |row| row.path == path }).first
         end
 
         # The row of the store's own owner at +path+, the one a write replaces.
         def own_row_at(path)
-          scope.where(owner_key: @keys.first, path:).to_a.find { |row| row.path == path }
+          scope.where(owner_key: @keys.first, **at(path)).to_a.find { |row| row.path == path }
         end
 
         # Whether +path+ is a folder: some row lies inside it (among +from+'s rows).
@@ -58,6 +58,15 @@ module RubyLLM
         end
 
         private
+
+        # What finds the row at +path+: its digest where the table has one, which its
+        # unique index holds whole (PostgreSQL's and MySQL's indexes cannot hold a long
+        # path), else the path.
+        def at(path)
+          return { path: } unless RubyLLM::ActiveRecord::ChatFile.column_names.include?('path_digest')
+
+          { path_digest: Digest::SHA256.hexdigest(path) }
+        end
 
         def preferred(rows)
           rows.group_by(&:path).map { |_, same| same.min_by { |row| @keys.index(row.owner_key) } }

@@ -4,9 +4,9 @@
 # as they are in a folder store. On MariaDB the column's collation does not pad; a
 # table made before (utf8mb4_bin, which pads) refuses the second path with an error
 # that names it, until the upgrade generator's migration changes the column. A path is
-# kept whole up to 4,096 bytes (on PostgreSQL up to what its index holds, and refused
-# with an error naming it past that); on MariaDB one longer than a column made before
-# holds is refused, not cut, and the connection must speak utf8mb4. On SQLite here, on
+# kept whole up to 4,096 bytes; on a table made before, one longer than its column
+# (MariaDB) or its index (PostgreSQL) holds is refused, not cut, naming it, until the
+# upgrade generator's migration, and a MariaDB connection must speak utf8mb4. On SQLite here, on
 # PostgreSQL and MariaDB in bin/test-databases.
 RSpec.describe 'RubyLLM::ActiveRecord::FileStore paths', :rails do
   let(:chat) { Chat.create!(model_id: 'gpt-4.1-mini') }
@@ -31,8 +31,42 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore paths', :rails do
     path.end_with?('/') ? path.chop : path
   end
 
+  it 'stores a path of 4,096 bytes whole, and finds it' do
+    path = long_path(4096)
+    expect(path.bytesize).to be > 4090
+    expect(write_file.call(path:, content: 'first')).to start_with('Wrote')
+    expect(write_file.call(path:, content: 'second')).to start_with('Wrote')
+    expect([store.list.map(&:path), store.read(path)]).to eq([[path], 'second'])
+    expect(store.list(File.dirname(path)).map(&:path)).to eq([path])
+  end
+
+  # An upgrade generator's migration, rendered as an application would get it.
+  def migration(name, class_name)
+    template = File.expand_path("../../../../lib/generators/ruby_llm_file_store/templates/#{name}.rb.tt", __dir__)
+    migration_version = "[#{ActiveRecord::Migration.current_version}]"
+    migration_class_name = class_name # read by the template
+    namespace = Module.new
+    namespace.module_eval(ERB.new(File.read(template), trim_mode: '-').result(binding), template, 1)
+    namespace.const_get(migration_class_name)
+  end
+
   if ENV['RUBY_LLM_FILE_STORE_DATABASE_URL'].to_s.start_with?('postgres')
-    it "refuses, with an error naming it, a path past PostgreSQL's index, and stores one under it whole" do
+    def digest_migration = migration('digest_ruby_llm_chat_file_paths', 'DigestRubyLLMChatFilePaths')
+
+    # A table made before, unique over the path itself.
+    def table_before
+      RubyLLM::ActiveRecord::ChatFile.delete_all
+      ActiveRecord::Migration.suppress_messages { digest_migration.migrate(:down) }
+      RubyLLM::ActiveRecord::ChatFile.reset_column_information
+    end
+
+    def table_now
+      ActiveRecord::Migration.suppress_messages { digest_migration.migrate(:up) }
+      RubyLLM::ActiveRecord::ChatFile.reset_column_information
+    end
+
+    it "refuses, naming it, a path past a table made before's index, and keeps it whole after the upgrade" do
+      table_before
       path = long_path(4096)
       expect { store.write(path, 'long') }
         .to raise_error(RubyLLM::FileStore::Error, /was not written: its \d+ bytes are more than PostgreSQL's index/)
@@ -41,17 +75,15 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore paths', :rails do
       expect(refused).to start_with("Error: #{path.inspect[0, 200]}")
       expect(refused).not_to match(/PG::|index row size/)
       shorter = long_path(2000)
-      expect(write_file.call(path: shorter, content: 'whole')).to start_with('Wrote')
-      expect([store.list.map(&:path), store.read(shorter)]).to eq([[shorter], 'whole'])
-    end
-  else
-    it 'stores a path of 4,096 bytes whole, and finds it' do
-      path = long_path(4096)
-      expect(path.bytesize).to be > 4090
-      expect(write_file.call(path:, content: 'first')).to start_with('Wrote')
-      expect(write_file.call(path:, content: 'second')).to start_with('Wrote')
-      expect([store.list.map(&:path), store.read(path)]).to eq([[path], 'second'])
-      expect(store.list(File.dirname(path)).map(&:path)).to eq([path])
+      expect(write_file.call(path: shorter, content: 'before')).to start_with('Wrote')
+
+      table_now
+      expect(write_file.call(path:, content: 'whole')).to start_with('Wrote')
+      store.write(shorter, 'after') # the row made before, found by its digest
+      expect(store.list.map(&:path).sort).to eq([path, shorter].sort)
+      expect([store.read(path), store.read(shorter)]).to eq(%w[whole after])
+    ensure
+      table_now
     end
   end
 
@@ -86,15 +118,6 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore paths', :rails do
         end
       end
       collate('utf8mb4_nopad_bin')
-    end
-
-    def migration(name, class_name)
-      template = File.expand_path("../../../../lib/generators/ruby_llm_file_store/templates/#{name}.rb.tt", __dir__)
-      migration_version = "[#{ActiveRecord::Migration.current_version}]"
-      migration_class_name = class_name # read by the template
-      namespace = Module.new
-      namespace.module_eval(ERB.new(File.read(template), trim_mode: '-').result(binding), template, 1)
-      namespace.const_get(migration_class_name)
     end
 
     # The table as the generator made it before paths were kept whole: varchar(255),
