@@ -5,8 +5,9 @@
 # five, and its MRR@10, per kind of question (literal, paraphrase, concept), with index
 # and query times. Run by hand from the gem's folder:
 #
-#   bench/retrieval/setup      # once: python3.11-doc, ripgrep, a venv under tmp/
-#   ruby bench/retrieval.rb    # checks the questions' quotes first, then measures
+#   bench/retrieval/setup          # once: python3.11-doc, ripgrep, a venv under tmp/
+#   ruby bench/retrieval.rb        # checks the questions' quotes first, then measures
+#   ruby bench/retrieval.rb --gem  # the gem's methods and ripgrep alone, no Python
 #
 # Every method sees the same texts: the store's conversion of each HTML page, cut into
 # passages of 200 words for bm25s and the embeddings. The passages' embeddings are
@@ -39,7 +40,7 @@ if system('which rg > /dev/null')
 else
   puts 'ripgrep is not installed: run bench/retrieval/setup'
 end
-results.merge!(RetrievalMethods.python(corpus.passages, questions, base))
+results.merge!(RetrievalMethods.python(corpus.passages, questions, base)) unless ARGV.include?('--gem')
 if corpus.store.respond_to?(:rank_passages)
   store = RubyLLM.file_store.directory(corpus.root)
   results['rank_passages (the gem)'] = RetrievalMethods.rank_passages(store, questions)

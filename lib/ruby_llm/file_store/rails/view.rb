@@ -57,6 +57,23 @@ module RubyLLM
           parts.each_index.map { |i| parts[0..i].join('/') }.find { |parent| own_row_at(parent) }
         end
 
+        # The condition of the rows inside +folder+ (with its trailing slash): a range
+        # of the paths' index. On PostgreSQL with paths unique by digest, that index
+        # holds the paths' first PATH_START characters, so a folder within them is
+        # looked for there too.
+        def inside(folder)
+          pattern = "#{folder.gsub(/[\\%_]/) { |char| "\\#{char}" }}%"
+          table = RubyLLM::ActiveRecord::ChatFile.arel_table
+          condition = table[:path].matches(pattern, '\\', true)
+          return condition unless folder.length < PATH_START && indexed_by_start?
+
+          start = Arel::Nodes::NamedFunction.new('left', [table[:path], Arel::Nodes.build_quoted(PATH_START)])
+          condition.and(start.matches(pattern, '\\', true))
+        end
+
+        # The characters of a path PostgreSQL's index of paths holds.
+        PATH_START = 600
+
         private
 
         # What finds the row at +path+: its digest where the table has one, which its
@@ -72,9 +89,9 @@ module RubyLLM
           rows.group_by(&:path).map { |_, same| same.min_by { |row| @keys.index(row.owner_key) } }
         end
 
-        def inside(folder)
-          pattern = "#{folder.gsub(/[\\%_]/) { |char| "\\#{char}" }}%"
-          RubyLLM::ActiveRecord::ChatFile.arel_table[:path].matches(pattern, '\\', true)
+        def indexed_by_start?
+          model = RubyLLM::ActiveRecord::ChatFile
+          model.column_names.include?('path_digest') && model.connection_db_config.adapter.to_s.match?(/postg/i)
         end
       end
     end
