@@ -13,6 +13,7 @@ pub mod edit;
 pub mod error;
 pub mod lent;
 pub mod path;
+pub mod process_local;
 pub mod removing;
 pub mod spill;
 pub mod text;

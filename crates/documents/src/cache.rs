@@ -25,8 +25,8 @@ use std::time::Duration;
 use sha2::{Digest, Sha256};
 
 use super::{pool, Kind, Refusal};
-use crate::process_local::PerProcess;
 use file_store_base::error::{Error, Result};
+use file_store_base::process_local::PerProcess;
 
 /// The most text the cache holds, over all files.
 pub const MAX_CACHED_BYTES: usize = 256 * 1024 * 1024;

@@ -5,7 +5,6 @@
 
 pub mod cache;
 pub mod pool;
-mod process_local;
 pub mod runs;
 
 pub use file_store_convert::{budget, Converted, Kind, Refusal, MAX_OUTPUT};

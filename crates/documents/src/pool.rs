@@ -38,9 +38,9 @@ use file_store_convert::supervisor::process::Ended;
 use file_store_convert::worker::{CPU_LIMIT, MEMORY_LIMIT};
 use file_store_convert::{Converted, Kind, Refusal};
 
-use crate::process_local::PerProcess;
 use file_store_base::cancel;
 use file_store_base::error::{Error, Result};
+use file_store_base::process_local::PerProcess;
 use link::Link;
 use worker::{Worker, LOOK_EVERY};
 

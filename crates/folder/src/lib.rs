@@ -6,6 +6,7 @@
 //! kernel rather than followed. Writes go to a hidden temporary file beside the
 //! target, are synced, then renamed over it: a reader sees the old file or the new.
 
+mod digests;
 mod entry;
 mod first;
 mod in_order;
@@ -214,7 +215,8 @@ impl Root {
 
     /// The SHA-256 of the file at `path` if it is still the version `entry` describes
     /// (same size and modification time), else `None`: a digest never describes
-    /// content other than the listed file's.
+    /// content other than the listed file's. A file this process read before, whose
+    /// stat has not changed since, is not read again ([`digests`]).
     pub fn digest_of(&self, entry: &Entry) -> Result<Option<String>> {
         let mut file = match self.open_file(&entry.path) {
             Ok(file) => file,
@@ -228,13 +230,20 @@ impl Root {
         if !same {
             return Ok(None);
         }
+        if let Some(digest) = digests::known(&stat) {
+            return Ok(Some(hex::encode(digest)));
+        }
         let mut hasher = Sha256::new();
         std::io::copy(
             &mut file_store_base::cancel::Reader::new(&mut file),
             &mut hasher,
         )
         .map_err(|e| file_store_base::cancel::from_io(&entry.path, e))?;
-        Ok(Some(hex::encode(hasher.finalize())))
+        let digest: [u8; 32] = hasher.finalize().into();
+        if let Ok(after) = rustix::fs::fstat(&file) {
+            digests::keep(&stat, &after, digest);
+        }
+        Ok(Some(hex::encode(digest)))
     }
 
     /// The [`file_store_base::version::stamp`] of the file at `path` if it is still the file
