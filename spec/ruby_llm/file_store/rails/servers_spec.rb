@@ -38,17 +38,28 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore on the application database and
     case connection.adapter_name
     when /postg/i
       expect(collation).to eq('C')
+      # A chat of 2,000 files, 10 of them in the folder: the planner, which takes
+      # any index for a table of a few rows, then has the range to choose.
+      now = Time.now
+      rows = Array.new(2000) do |i|
+        path = i < 10 ? "reports/#{i}.md" : "notes/#{i}.md"
+        { chat_type: 'Chat', chat_id: chat.id, owner_key: '', path:, path_digest: Digest::SHA256.hexdigest(path),
+          byte_size: 0, created_at: now, updated_at: now }
+      end
+      files.insert_all(rows)
+      connection.execute('ANALYZE ruby_llm_chat_files')
+      RubyLLM.file_store.active_storage(chat) # loads the store's classes
       view = RubyLLM::FileStore::RailsStore::View.new(chat, [''])
       sql = view.scope.where(view.inside('reports/')).to_sql
-      plan = connection.transaction do
-        connection.execute('SET LOCAL enable_seqscan = off')
-        connection.select_values("EXPLAIN #{sql}").join("\n")
-      end
+      plan = connection.select_values("EXPLAIN #{sql}").join("\n")
       expect(plan).to include('index_ruby_llm_chat_files_paths').and include("600) >= 'reports/'")
+      expect(view.rows('reports/').map(&:path)).to match_array(Array.new(10) { |i| "reports/#{i}.md" })
     # Binary and not padding: "a.txt " is not "a.txt" (paths_spec.rb).
     when /mysql/i then expect(collation).to eq(connection.mariadb? ? 'utf8mb4_nopad_bin' : 'utf8mb4_0900_bin')
     else expect(collation).to be_nil # SQLite's default, BINARY
     end
+  ensure
+    files.where(chat_type: 'Chat', chat_id: chat.id).delete_all
   end
 
   it 'leaves no orphan blob or stored object after failed and rolled-back writes and chat.destroy' do
