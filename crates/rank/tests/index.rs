@@ -174,3 +174,38 @@ fn a_folder_narrows_the_passages_before_they_are_ranked() {
         .unwrap()
         .is_empty());
 }
+
+/// Of two passages that answer alike, the one in a file about the question comes
+/// first: a page on timeouts against one passage on them in a page on other things.
+#[test]
+fn a_passage_in_a_file_about_the_question_comes_first() {
+    let mut index = Index::new();
+    let about = "# Part\n\nA timeout ends a slow query.\n\n\
+## Settings\n\nEach query timeout is in seconds.\n\n\
+## Errors\n\nA slow query timeout raises an error.\n";
+    let aside = "# Part\n\nA timeout ends a slow query, any slow query.\n\n\
+## Colours\n\nThe theme is blue.\n\n## Fonts\n\nThe font is serif.\n";
+    index.put("one.md", "v1", aside).unwrap();
+    index.put("two.md", "v1", about).unwrap();
+    let hits = index.search("timeout slow query", 5).unwrap();
+    assert_eq!(hits[0].path, "two.md", "{hits:?}");
+}
+
+/// A file's path and title count for each of its passages.
+#[test]
+fn a_files_path_and_title_count_for_its_passages() {
+    let mut index = Index::new();
+    index
+        .put(
+            "howto/sorting.md",
+            "v1",
+            "# Sorting\n\nUse a key.\n\n## Stability\n\nOrder is kept.\n",
+        )
+        .unwrap();
+    index
+        .put("notes.md", "v1", "Order is kept, as promised.\n")
+        .unwrap();
+    let hits = index.search("howto order kept", 5).unwrap();
+    assert_eq!(hits[0].path, "howto/sorting.md", "{hits:?}");
+    assert_eq!((hits[0].first_line, hits[0].last_line), (5, 7));
+}

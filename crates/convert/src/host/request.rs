@@ -33,7 +33,6 @@ pub(super) fn send(socket: BorrowedFd, spec: &Spec) -> io::Result<()> {
         dir_inside = Some(dir.as_bytes().to_vec());
     }
     message::send(socket, &[fds.len() as u8], &fds)?;
-    let here = std::env::current_dir()?;
     let mut out = BufWriter::with_capacity(64 << 10, Socket(socket));
     for arg in &spec.argv {
         records::record(&mut out, b'a', arg.as_bytes())?;
@@ -41,13 +40,13 @@ pub(super) fn send(socket: BorrowedFd, spec: &Spec) -> io::Result<()> {
     records::record(
         &mut out,
         b'd',
-        here.join(&spec.dir).as_os_str().as_encoded_bytes(),
+        absolute(&spec.dir)?.as_os_str().as_encoded_bytes(),
     )?;
     for path in &spec.read_only {
         records::record(
             &mut out,
             b'r',
-            here.join(path).as_os_str().as_encoded_bytes(),
+            absolute(path)?.as_os_str().as_encoded_bytes(),
         )?;
     }
     records::record(&mut out, b's', &[u8::from(spec.sandbox)])?;
@@ -106,6 +105,16 @@ pub(super) fn receive(socket: BorrowedFd) -> io::Result<Received> {
         _ => return Err(cut()),
     };
     Ok((spec, tmpfs, env))
+}
+
+/// `path` as the host finds it from its own working folder: a relative one joined
+/// to this process's (asked only then, so an app whose working folder is gone
+/// still runs code in an absolute one).
+fn absolute(path: &std::path::Path) -> io::Result<PathBuf> {
+    if path.is_absolute() {
+        return Ok(path.to_path_buf());
+    }
+    Ok(std::env::current_dir()?.join(path))
 }
 
 fn path(bytes: Vec<u8>) -> PathBuf {
