@@ -54,6 +54,34 @@ impl Version {
     }
 }
 
+/// What tells one version of a file from another without reading it: its device
+/// and inode, size, and modification and change times. Every write moves the
+/// change time, which no program sets back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StatVersion {
+    pub dev: u64,
+    pub ino: u64,
+    pub size: u64,
+    /// Seconds and nanoseconds.
+    pub mtime: (i64, i64),
+    /// Seconds and nanoseconds.
+    pub ctime: (i64, i64),
+}
+
+impl StatVersion {
+    // The types of stat's fields differ between targets (x86_64, aarch64).
+    #[allow(clippy::unnecessary_cast)]
+    pub fn of(stat: &rustix::fs::Stat) -> StatVersion {
+        StatVersion {
+            dev: stat.st_dev as u64,
+            ino: stat.st_ino as u64,
+            size: stat.st_size as u64,
+            mtime: (stat.st_mtime as i64, stat.st_mtime_nsec as i64),
+            ctime: (stat.st_ctime as i64, stat.st_ctime_nsec as i64),
+        }
+    }
+}
+
 /// The version of bytes handed in whole (a store's file Ruby holds, a converted
 /// file's bytes): their SHA-256 in hex within [`DIGEST_LIMIT`], else `None`, as
 /// such a file is known by its size and stamp, which only its store can give.

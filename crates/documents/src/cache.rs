@@ -27,6 +27,7 @@ use sha2::{Digest, Sha256};
 use super::{pool, Kind, Refusal};
 use file_store_base::error::{Error, Result};
 use file_store_base::process_local::PerProcess;
+use file_store_base::version::StatVersion;
 
 /// The most text the cache holds, over all files.
 pub const MAX_CACHED_BYTES: usize = 256 * 1024 * 1024;
@@ -50,11 +51,7 @@ pub struct Conversion {
 /// A version of a file, and the converters that read it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Key {
-    dev: u64,
-    ino: u64,
-    size: u64,
-    mtime: (i64, i64),
-    ctime: (i64, i64),
+    at: StatVersion,
     chain: Vec<Kind>,
 }
 
@@ -126,11 +123,7 @@ impl Cache {
 pub fn converted(file: &File, path: &str, chain: &[Kind]) -> Result<Arc<Conversion>> {
     let stat = rustix::fs::fstat(file).map_err(|e| Error::io(path, e))?;
     let key = Key {
-        dev: stat.st_dev as u64,
-        ino: stat.st_ino as u64,
-        size: stat.st_size as u64,
-        mtime: (stat.st_mtime as i64, stat.st_mtime_nsec as i64),
-        ctime: (stat.st_ctime as i64, stat.st_ctime_nsec as i64),
+        at: StatVersion::of(&stat),
         chain: chain.to_vec(),
     };
     loop {
@@ -155,18 +148,18 @@ pub fn converted(file: &File, path: &str, chain: &[Kind]) -> Result<Arc<Conversi
 /// Reads the file, converts it in a worker and keeps the answer as `key`'s.
 fn convert(file: &File, path: &str, key: &Key) -> Result<Arc<Conversion>> {
     // Refused before a byte is read: the app never holds more than a conversion takes.
-    if let Some(refusal) = pool::too_large(key.size) {
+    if let Some(refusal) = pool::too_large(key.at.size) {
         let conversion = Arc::new(Conversion {
             text: Err(refusal),
             // Past the size a digest names a version at (`version::DIGEST_LIMIT`).
             digest: String::new(),
-            size: key.size,
-            mtime: (key.mtime.0, key.mtime.1 as u32),
+            size: key.at.size,
+            mtime: (key.at.mtime.0, key.at.mtime.1 as u32),
         });
         lock().put(key.clone(), Arc::clone(&conversion));
         return Ok(conversion);
     }
-    let mut bytes = Vec::with_capacity(key.size as usize);
+    let mut bytes = Vec::with_capacity(key.at.size as usize);
     file_store_base::cancel::Reader::new(file)
         .read_to_end(&mut bytes)
         .map_err(|e| file_store_base::cancel::from_io(path, e))?;
@@ -175,11 +168,11 @@ fn convert(file: &File, path: &str, key: &Key) -> Result<Arc<Conversion>> {
         text: text.map(Arc::from),
         digest: hex::encode(Sha256::digest(&bytes)),
         size: bytes.len() as u64,
-        mtime: (key.mtime.0, key.mtime.1 as u32),
+        mtime: (key.at.mtime.0, key.at.mtime.1 as u32),
     });
     // Bytes that are not the version measured (the file grew or shrank while it
     // was read) are converted for this read but not kept as that version.
-    if conversion.size == key.size {
+    if conversion.size == key.at.size {
         lock().put(key.clone(), Arc::clone(&conversion));
     }
     Ok(conversion)

@@ -15,6 +15,7 @@ use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use file_store_base::process_local::PerProcess;
+use file_store_base::version::StatVersion as Version;
 use rustix::fs::Stat;
 
 /// How old a file's change time must be for its digest to be kept.
@@ -23,30 +24,6 @@ pub const SETTLED: Duration = Duration::from_secs(2);
 /// The most digests kept: 65,536 of about 100 bytes each, 6.5 MB at most. Past
 /// it they are all let go and kept again as files are read.
 pub const HELD: usize = 1 << 16;
-
-/// What identifies one version of a file without reading it.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-struct Version {
-    dev: u64,
-    ino: u64,
-    size: i64,
-    mtime: (i64, i64),
-    ctime: (i64, i64),
-}
-
-impl Version {
-    // The types of stat's fields differ between targets (x86_64, aarch64).
-    #[allow(clippy::unnecessary_cast)]
-    fn of(stat: &Stat) -> Version {
-        Version {
-            dev: stat.st_dev as u64,
-            ino: stat.st_ino as u64,
-            size: stat.st_size as i64,
-            mtime: (stat.st_mtime as i64, stat.st_mtime_nsec as i64),
-            ctime: (stat.st_ctime as i64, stat.st_ctime_nsec as i64),
-        }
-    }
-}
 
 static KNOWN: PerProcess<Mutex<HashMap<Version, [u8; 32]>>> = PerProcess::new(|_| Mutex::default());
 

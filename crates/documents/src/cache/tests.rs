@@ -2,11 +2,13 @@ use super::*;
 
 fn key(ino: u64) -> Key {
     Key {
-        dev: 1,
-        ino,
-        size: 10,
-        mtime: (0, 0),
-        ctime: (0, 0),
+        at: StatVersion {
+            dev: 1,
+            ino,
+            size: 10,
+            mtime: (0, 0),
+            ctime: (0, 0),
+        },
         chain: vec![Kind::Html],
     }
 }
