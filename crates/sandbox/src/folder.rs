@@ -19,13 +19,9 @@ use file_store_base::tree::{DIR_FLAGS, MAX_DEPTH};
 /// namespaces only its runs enter (`private`), whoever the app runs as. Returns the
 /// path the app reaches the folder's files by, or `None` where the kernel allows
 /// no such namespace (user namespaces off, for an app that is not root): the
-/// folder is then the plain one on disk.
-pub fn mount_tmpfs(dir: &Path, bytes: u64, inodes: u64) -> Result<Option<PathBuf>> {
-    mount_tmpfs_by(dir, bytes, inodes, private::PrivateTmpfs::mount_with)
-}
-
-/// [`mount_tmpfs`], the tmpfs made by `make` with the mount options it is
-/// given: here, or by a process that sends its descriptors back.
+/// folder is then the plain one on disk. The tmpfs is made by `make` with the
+/// mount options it is given (`PrivateTmpfs::mount_with` here, or a process that
+/// sends its descriptors back, as the app's supervisor does).
 pub fn mount_tmpfs_by(
     dir: &Path,
     bytes: u64,
