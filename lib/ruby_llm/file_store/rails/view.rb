@@ -80,7 +80,7 @@ module RubyLLM
         # unique index holds whole (PostgreSQL's and MySQL's indexes cannot hold a long
         # path), else the path.
         def at(path)
-          return { path: } unless RubyLLM::ActiveRecord::ChatFile.column_names.include?('path_digest')
+          return { path: } unless digested?
 
           { path_digest: Digest::SHA256.hexdigest(path) }
         end
@@ -89,9 +89,14 @@ module RubyLLM
           rows.group_by(&:path).map { |_, same| same.min_by { |row| @keys.index(row.owner_key) } }
         end
 
+        # Whether paths are unique by their digest (PostgreSQL, MariaDB and MySQL tables
+        # this version makes).
+        def digested?
+          RubyLLM::ActiveRecord::ChatFile.column_names.include?('path_digest')
+        end
+
         def indexed_by_start?
-          model = RubyLLM::ActiveRecord::ChatFile
-          model.column_names.include?('path_digest') && model.connection_db_config.adapter.to_s.match?(/postg/i)
+          digested? && RubyLLM::ActiveRecord::ChatFile.connection_db_config.adapter.to_s.match?(/postg/i)
         end
       end
     end
