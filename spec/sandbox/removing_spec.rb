@@ -3,9 +3,11 @@
 require 'timeout'
 
 # The escape suite, part eight: the folder where what a run left past its limits
-# waits to be removed (.ruby_llm_removing), which the run can reach and, for an
-# unprivileged app, make itself with the app's own uid. bin/test-sandbox runs it
-# as root, as an unprivileged user, and as that user in delegated cgroups.
+# waits to be removed (.ruby_llm_removing). An unprivileged app's run has the app's
+# own uid, so a folder it made under that name once passed for the app's and hid what
+# it held from every look (300 MB a run); the gem now makes it before the run and the
+# run sees it covered. bin/test-sandbox runs it as root, as an unprivileged user, and
+# as that user in delegated cgroups.
 RSpec.describe 'The code sandbox: what waits to be removed', if: ENV.fetch('RUBY_LLM_SANDBOX_SUITE', nil) do
   include TmpDirHelper
 
@@ -17,16 +19,34 @@ RSpec.describe 'The code sandbox: what waits to be removed', if: ENV.fetch('RUBY
     Dir.glob('**/*', File::FNM_DOTMATCH, base: dir).sum { |path| File.lstat(File.join(dir, path)).size }
   end
 
-  # An unprivileged app's runs once left 300 MB a run this way, listed nowhere, and the
-  # removal, which could not unlink in the 0500 folder, stopped there for good.
-  it 'made by the run, with a 0500 folder of 30 MB inside, is emptied and removed after the call, and stays so' do
-    code = 'mkdir -p .ruby_llm_removing/locked/deeper && chmod 700 .ruby_llm_removing && ' \
-           'head -c 30000000 /dev/zero > .ruby_llm_removing/locked/deeper/big && ' \
-           'chmod 500 .ruby_llm_removing/locked/deeper .ruby_llm_removing/locked'
+  def emptied
+    Timeout.timeout(60) { sleep 0.1 until Dir.empty?(held) }
+  end
+
+  it 'is out of the run\'s reach: the run can neither fill, rename, remove nor make it' do
+    code = 'mkdir -p .ruby_llm_removing/locked; head -c 30000000 /dev/zero > .ruby_llm_removing/big; ' \
+           'mv .ruby_llm_removing taken; rmdir .ruby_llm_removing; rm -rf .ruby_llm_removing; ' \
+           'ls -A .ruby_llm_removing | wc -l'
     2.times do
-      expect(runner.run(language: 'shell', code:).exit_code).to eq(0)
-      Timeout.timeout(60) { sleep 0.1 while File.exist?(held) }
+      result = runner.run(language: 'shell', code:)
+      expect(result.stdout.strip).to eq('0')
+      expect(File.exist?(File.join(store.local_root, 'taken'))).to be(false)
     end
+    stat = File.lstat(held)
+    expect([stat.directory?, stat.uid, stat.mode & 0o777]).to eq([true, Process.euid, 0o700])
+    expect(Dir.children(held)).to be_empty
     expect(bytes_below(store.local_root)).to be < 1 << 20
+  end
+
+  it 'empties a 0500 folder of 30 MB a run left past its limits after the call, run after run' do
+    runner = RubyLLM::FileStore::CodeRunner.new(store, shell: true, timeout: 30, limits: { new_names: 1 })
+    code = 'mkdir -p kept/locked && head -c 30000000 /dev/zero > kept/locked/big && chmod 500 kept/locked'
+    2.times do |round|
+      FileUtils.rm_rf(File.join(store.local_root, 'kept'))
+      expect(runner.run(language: 'shell', code:).exit_code).to eq(0)
+      emptied
+      expect(bytes_below(store.local_root)).to be < 1 << 20, "round #{round}"
+      expect(Dir.exist?(File.join(store.local_root, 'kept/locked'))).to be(false)
+    end
   end
 end

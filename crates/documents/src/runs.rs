@@ -71,7 +71,8 @@ pub fn make_tmpfs(dir: &Path, options: &str) -> Result<PrivateTmpfs> {
 /// supervisor starts, waiting for it at most `wait`: whether it was done by then
 /// (past it the remover goes on alone).
 pub fn empty_removing(dir: &Path, wait: Duration) -> bool {
-    if dir.join(removing::REMOVING).symlink_metadata().is_err() {
+    let held = std::fs::read_dir(dir.join(removing::REMOVING));
+    if held.map_or(true, |mut names| names.next().is_none()) {
         return true;
     }
     let mut request = vec![EMPTY];

@@ -218,8 +218,13 @@ async fn run_async(
     private: Option<std::sync::Arc<private::PrivateTmpfs>>,
     called: Instant,
 ) -> Result<Outcome> {
-    let limits = spec.limits;
+    let mut limits = spec.limits;
     let mut notes = Vec::new();
+    // Made before the folder is lent, so it stays the app's.
+    if let Some(left) = removing::prepare(folder.fd.as_fd(), limits.new_names) {
+        notes.push(notes::leftover(&left, limits.new_names));
+        limits.new_names = limits.new_names.saturating_sub(left.names);
+    }
     let groups = cgroup::Groups::create(limits.processes, limits.memory_bytes, limits.cpu_percent);
     let mut prepared = Prepared::new(spec, private, groups.memory)?;
     let looking = Instant::now();

@@ -32,6 +32,22 @@ pub(super) fn note_gaps(gaps: &Gaps, notes: &mut Vec<String>) {
     );
 }
 
+/// The note on what earlier runs left past their limits that no remover took
+/// away, which this run's new names give room to (`removing::prepare`).
+pub(super) fn leftover(left: &crate::removing::Leftover, most: u64) -> String {
+    let names = if left.names > most {
+        format!("more than {most} names")
+    } else {
+        format!("{} names", left.names)
+    };
+    format!(
+        "{names} ({} bytes of files) that earlier runs left past their limits could not be removed \
+         yet; they wait in {} and count against this run's new names.",
+        left.bytes,
+        crate::removing::REMOVING
+    )
+}
+
 /// The note on the folders too deep or too long that the repair removed.
 pub(super) fn note_too_deep(removed: &[String], notes: &mut Vec<String>) {
     if let Some(first) = removed.first() {

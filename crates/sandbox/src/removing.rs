@@ -6,16 +6,23 @@
 //! timeout. Instead, each name past the limits is moved (one rename, no block
 //! freed) into a hidden folder of the app's at the top of the run folder,
 //! `REMOVING`, which no walk of a run or of the store looks into; once the call
-//! has done its work, a process of its own empties it and removes it. The call
-//! waits for that process while its timeout leaves time, and past it returns
-//! while the process goes on: a call waits for renames, and for removals only
-//! within its timeout.
+//! has done its work, a process of its own empties it. The call waits for that
+//! process while its timeout leaves time, and past it returns while the process
+//! goes on: a call waits for renames, and for removals only within its timeout.
 //!
-//! The folder is made by the app, mode 0700. Whatever else the run left under
-//! its name (a file, a folder of another owner) is walked like any other name,
-//! and moved into the app's folder, to be removed with the rest, once something
-//! is set aside. Where no folder can be had, the name past the limits is
-//! removed in place.
+//! The folder is made by the app, mode 0700, before the run ([`prepare`]), and
+//! stays: the sandbox mounts an empty, read-only tmpfs over it for the run, so
+//! the run can neither put anything in it, nor rename it, nor make it itself (an
+//! unprivileged app's run has the app's own uid, and a folder it made there
+//! would pass for the app's and hide what it held from every look). A remover
+//! that took the folder away while a later run had it covered would lift the
+//! cover, so removers only empty it. A remover holds a lock (`flock`) on it
+//! while it works: what the folder holds when no remover does is what an earlier
+//! one could not remove or never came to, which the next run is told of and
+//! counts against its own new names. Whatever else is found under the name (a
+//! file, a folder of another owner, left by a run of an earlier version or one
+//! outside the sandbox) is moved into the app's folder, to be removed with the
+//! rest. Where no folder can be had, the name past the limits is removed in place.
 
 use std::ffi::CStr;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
@@ -23,13 +30,13 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use rustix::fs::{AtFlags, Mode};
+use rustix::fs::{FileType, FlockOperation, Mode};
 use rustix::io::Errno;
 
 use super::raw::close_all_but;
 use file_store_base::removing::ours;
 pub use file_store_base::removing::{is_removing, REMOVING};
-use file_store_base::tree::DIR_FLAGS;
+use file_store_base::tree::{self, Descend, DIR_FLAGS};
 
 /// A number for each name set aside by this process.
 static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -56,6 +63,52 @@ fn holding(root: BorrowedFd<'_>) -> Option<OwnedFd> {
     let held = open()?;
     rustix::fs::renameat(root, taken.as_str(), &held, fresh_name().as_str()).ok()?;
     Some(held)
+}
+
+/// What the folder of what waits to be removed held before a run while no
+/// remover was at work on it, counted up to one name past the most asked for.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Leftover {
+    /// Files, folders and links.
+    pub names: u64,
+    /// The sizes of its files.
+    pub bytes: u64,
+}
+
+/// Makes the folder of what waits to be removed in the run folder `root` if it
+/// is missing, before a run (which sees it only covered, read-only and empty),
+/// and counts what it still holds, up to `most` names, when no remover is at
+/// work on it: `None` where it holds nothing, a remover works on it, or it could
+/// not be made.
+pub fn prepare(root: BorrowedFd<'_>, most: u64) -> Option<Leftover> {
+    let held = holding(root)?;
+    rustix::fs::flock(&held, FlockOperation::NonBlockingLockExclusive).ok()?;
+    let mut left = Leftover::default();
+    let _ = tree::walk(
+        held.as_fd(),
+        |item| {
+            if left.names > most {
+                return Descend::No;
+            }
+            left.names += 1;
+            if FileType::from_raw_mode(item.stat.st_mode) == FileType::RegularFile {
+                left.bytes += item.stat.st_size as u64;
+            }
+            Descend::Yes
+        },
+        |_, _| {},
+    );
+    (left.names > 0).then_some(left)
+}
+
+/// Whether the folder open on `dir` holds no name.
+fn is_empty(dir: BorrowedFd<'_>) -> bool {
+    let Ok(names) = rustix::fs::Dir::read_from(dir) else {
+        return false;
+    };
+    names
+        .filter_map(|name| name.ok())
+        .all(|name| matches!(name.file_name().to_bytes(), b"." | b".."))
 }
 
 /// A name no other set-aside of this process, or of another, takes.
@@ -86,16 +139,17 @@ pub fn set_aside(
     remove()
 }
 
-/// Empties the folder of what waits to be removed in `dir`, if it has one, and
-/// removes it, in a process of its own, waiting for it at most `wait`: past it
-/// the process goes on alone and the app does not wait. The app forks a child
-/// that forks the remover and ends at once, so no one has to reap the remover;
-/// where the orphan would come back to the app to be reaped (an app that is its
-/// PID namespace's first process, as in a container without an init, or a
-/// child subreaper), the app forks the remover itself and a thread of its own
-/// waits for it, so it never stays a zombie. It closes every descriptor but its three, removes everything in the folder,
-/// however deep, never through a link, then the folder, and ends, which closes
-/// the pipe the app waits on. Returns whether it was done within `wait`.
+/// Empties the folder of what waits to be removed in `dir`, if it holds
+/// anything, in a process of its own, waiting for it at most `wait`: past it the
+/// process goes on alone and the app does not wait. The app forks a child that
+/// forks the remover and ends at once, so no one has to reap the remover; where
+/// the orphan would come back to the app to be reaped (an app that is its PID
+/// namespace's first process, as in a container without an init, or a child
+/// subreaper), the app forks the remover itself and a thread of its own waits
+/// for it, so it never stays a zombie. The remover closes every descriptor but
+/// its three, locks the folder, removes everything in it, however deep, never
+/// through a link, and ends, which closes the pipe the app waits on. Returns
+/// whether it was done within `wait`.
 pub fn empty_within(dir: &Path, wait: Duration) -> bool {
     let adopts = adopts_orphans();
     let (pid, done) = match start_emptying(dir, !adopts) {
@@ -138,6 +192,9 @@ pub fn start_emptying(dir: &Path, detached: bool) -> Emptying {
     let Ok(held) = rustix::fs::openat(&root, REMOVING, DIR_FLAGS, Mode::empty()) else {
         return Emptying::Nothing;
     };
+    if is_empty(held.as_fd()) {
+        return Emptying::Nothing;
+    }
     let mut ends = [0 as libc::c_int; 2];
     // SAFETY: pipe2 fills the two descriptors it was given room for.
     if unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
@@ -159,9 +216,12 @@ pub fn start_emptying(dir: &Path, detached: bool) -> Emptying {
         unsafe {
             if !detached || libc::fork() == 0 {
                 libc::setsid();
-                if close_all_but(&own).is_ok() {
+                // Held until this process ends: the next run's `prepare` counts
+                // what is left only once no remover is at work.
+                if close_all_but(&own).is_ok()
+                    && rustix::fs::flock(&held, FlockOperation::LockExclusive).is_ok()
+                {
                     let _ = super::folder::empty_all(held.as_fd());
-                    let _ = rustix::fs::unlinkat(&root, REMOVING, AtFlags::REMOVEDIR);
                 }
             }
             libc::_exit(0)
@@ -241,8 +301,42 @@ mod tests {
         assert!(!dir.path().join("a/deep").exists());
         assert_eq!(fs::read_dir(dir.path().join(REMOVING)).unwrap().count(), 1);
         assert!(empty_within(dir.path(), Duration::from_secs(10)));
-        assert!(!dir.path().join(REMOVING).exists());
+        // Emptied, and kept: a later run may have it covered.
+        assert_eq!(fs::read_dir(dir.path().join(REMOVING)).unwrap().count(), 0);
         assert!(dir.path().join("a").exists());
+        assert_eq!(prepare(root.as_fd(), 100), None);
+    }
+
+    #[test]
+    fn before_a_run_the_folder_is_made_and_what_no_remover_took_is_counted() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = rustix::fs::open(dir.path(), DIR_FLAGS, Mode::empty()).unwrap();
+        assert_eq!(prepare(root.as_fd(), 100), None);
+        let held = dir.path().join(REMOVING);
+        let meta = fs::metadata(&held).unwrap();
+        assert!(meta.is_dir());
+        assert_eq!(
+            std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o777,
+            0o700
+        );
+        // What a remover killed midway, or never started, left.
+        fs::create_dir_all(held.join("a/b")).unwrap();
+        fs::write(held.join("a/b/f"), vec![0u8; 5000]).unwrap();
+        fs::write(held.join("g"), "12345").unwrap();
+        let left = Leftover {
+            names: 4,
+            bytes: 5005,
+        };
+        assert_eq!(prepare(root.as_fd(), 100), Some(left));
+        // Counted up to one past the most asked for.
+        assert_eq!(prepare(root.as_fd(), 1).map(|left| left.names), Some(2));
+        // Not while a remover is at work on it.
+        let working = rustix::fs::open(&held, DIR_FLAGS, Mode::empty()).unwrap();
+        rustix::fs::flock(&working, FlockOperation::LockExclusive).unwrap();
+        assert_eq!(prepare(root.as_fd(), 100), None);
+        drop(working);
+        assert!(empty_within(dir.path(), Duration::from_secs(10)));
+        assert_eq!(prepare(root.as_fd(), 100), None);
     }
 
     #[test]

@@ -258,3 +258,46 @@ fn a_run_is_the_oom_killers_first_choice() {
         );
     }
 }
+
+#[test]
+fn the_folder_of_what_waits_to_be_removed_is_out_of_the_runs_reach() {
+    // Each step fails inside the sandbox: the folder is covered, read-only and empty.
+    let script = "mkdir .ruby_llm_removing/mine; echo x > .ruby_llm_removing/f; \
+                  mv .ruby_llm_removing taken; rmdir .ruby_llm_removing; \
+                  ls -A .ruby_llm_removing | wc -l";
+    let (dir, out) = run_sh(script);
+    assert_eq!(out.stdout.trim(), "0", "{}", out.stderr);
+    let held = dir.path().join(removing::REMOVING);
+    let meta = fs::symlink_metadata(&held).unwrap();
+    assert!(meta.is_dir());
+    assert_eq!(
+        std::os::unix::fs::MetadataExt::uid(&meta),
+        rustix::process::geteuid().as_raw()
+    );
+    assert_eq!(fs::read_dir(&held).unwrap().count(), 0);
+    assert!(!dir.path().join("taken").exists());
+    assert!(out.changes.created.is_empty(), "{:?}", out.changes);
+}
+
+#[test]
+fn what_earlier_runs_left_set_aside_is_told_and_counts_against_the_new_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let held = dir.path().join(removing::REMOVING);
+    fs::create_dir(&held).unwrap();
+    fs::set_permissions(&held, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    (0..3).for_each(|i| fs::write(held.join(format!("left{i}")), "abc").unwrap());
+    let mut spec = spec(dir.path(), "touch a b c d e");
+    spec.limits.new_names = 5;
+    let out = run(&spec).unwrap();
+    let note = out
+        .notes
+        .iter()
+        .find(|note| note.contains(removing::REMOVING));
+    assert!(
+        note.is_some_and(|note| note.starts_with("3 names (9 bytes")),
+        "{:?}",
+        out.notes
+    );
+    // Two of the five new names fit what was left.
+    assert_eq!(out.changes.created.len(), 2, "{:?}", out.changes);
+}
