@@ -60,7 +60,7 @@ pub fn chown_all(fd: BorrowedFd<'_>, uid: u32, gid: u32) -> Gaps {
     let walked = tree::walk(
         fd,
         |item| {
-            if crate::removing::is_removing(item) {
+            if crate::removing::is_the_gems(item) {
                 return Descend::No;
             }
             if item.stat.st_uid != uid || item.stat.st_gid != gid {

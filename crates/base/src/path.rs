@@ -6,8 +6,9 @@ use crate::error::{Error, Result};
 /// Returns `name` as a path inside a store: relative, with forward slashes, with a
 /// leading `./` or `/` and repeated slashes removed.
 ///
-/// Refuses an empty name, `.` or `..` parts after the leading ones, and control
-/// characters (U+0000 to U+001F), which no file name a person types contains; and
+/// Refuses an empty name, `.` or `..` parts after the leading ones, control
+/// characters (U+0000 to U+001F), which no file name a person types contains, and
+/// a path in one of the gem's own folders (`.ruby_llm_index`, `.ruby_llm_removing`); and
 /// as too long, a path over `MAX_PATH_BYTES`, a part over `MAX_PART_BYTES`, or more
 /// than `tree::MAX_DEPTH` parts.
 pub fn normalize(name: &str) -> Result<String> {
@@ -25,7 +26,12 @@ pub fn normalize(name: &str) -> Result<String> {
     let refused = parts.is_empty()
         || parts.iter().any(|p| *p == "." || *p == "..")
         || name.chars().any(|c| (c as u32) < 0x20);
-    if refused {
+    // The gem's own folders (`removing`): a run never sees into them, and the
+    // stores keep their index there.
+    let the_gems = parts
+        .first()
+        .is_some_and(|first| crate::removing::GEMS_FOLDERS.contains(first));
+    if refused || the_gems {
         return Err(Error::InvalidPath(name.to_string()));
     }
     // The depth past which no walk looks, and past which a run's repair removes
@@ -196,6 +202,9 @@ mod tests {
             "a\nb",
             "tab\there",
             "\u{1f}",
+            ".ruby_llm_index/passages",
+            "./.ruby_llm_removing",
+            ".ruby_llm_index",
         ] {
             let err = normalize(bad).unwrap_err();
             assert!(
@@ -205,6 +214,17 @@ mod tests {
             assert!(err
                 .to_string()
                 .ends_with("is not a path inside the chat's files"));
+        }
+    }
+
+    #[test]
+    fn takes_the_gems_names_below_the_top_and_names_like_them() {
+        for good in [
+            "notes/.ruby_llm_index",
+            ".ruby_llm_indexes/a",
+            "ruby_llm_index",
+        ] {
+            assert_eq!(normalize(good).unwrap(), good);
         }
     }
 

@@ -1,6 +1,9 @@
-//! The folder where a run's leftovers wait to be removed (the sandbox sets them aside
-//! there and empties it after the call), named here because every walk of a run
-//! folder leaves it out: the sandbox's and the repair of a lent folder's alike.
+//! The gem's own folders at the top of a run folder, named here because every
+//! walk of a run folder leaves them out, the sandbox's and the repair of a lent
+//! folder's alike: where a run's leftovers wait to be removed (the sandbox sets
+//! them aside there and empties it after the call), and where the store keeps
+//! its ranked search's index. The sandbox makes both before a run and covers
+//! them for it, so no run makes, fills or renames either.
 
 use rustix::fs::{FileType, Stat};
 
@@ -9,12 +12,22 @@ use crate::tree::Item;
 /// The hidden folder, at the top of a run folder, of what waits to be removed.
 pub const REMOVING: &str = ".ruby_llm_removing";
 
-/// Whether `item` is the folder of what waits to be removed, which walks leave
-/// out: at the top, under that name, a folder of the app's that no one else
-/// may enter. Anything else under the name is walked and held to the limits as
+/// The hidden folder, at the top of a folder store, of its saved index.
+pub const INDEX: &str = ".ruby_llm_index";
+
+/// The gem's folders, in the order a run has them made.
+pub const GEMS_FOLDERS: [&str; 2] = [REMOVING, INDEX];
+
+/// Whether `item` is one of the gem's folders, which walks leave out: at the
+/// top, under one of their names, a folder of the app's that no one else may
+/// enter. Anything else under such a name is walked and held to the limits as
 /// any name the run left.
-pub fn is_removing(item: &Item<'_>) -> bool {
-    item.depth == 1 && item.name.to_bytes() == REMOVING.as_bytes() && ours(item.stat)
+pub fn is_the_gems(item: &Item<'_>) -> bool {
+    item.depth == 1
+        && GEMS_FOLDERS
+            .iter()
+            .any(|name| item.name.to_bytes() == name.as_bytes())
+        && ours(item.stat)
 }
 
 /// Whether `stat` is a folder of this process's user that no one else may enter.

@@ -13,6 +13,7 @@ mod in_order;
 mod leftovers;
 mod lock;
 mod resolve;
+mod saved;
 mod typed;
 mod walk;
 mod write;

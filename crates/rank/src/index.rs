@@ -27,6 +27,8 @@ const FILE_PASSAGES: usize = 3;
 /// as many as there are live ones.
 const COMPACT_SLACK: usize = 4096;
 
+mod saved;
+
 /// A passage found for a question, best first.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hit {

@@ -33,6 +33,15 @@ impl Postings {
         Some(id)
     }
 
+    /// Each term by its id ("" for an id no term holds).
+    pub fn names(&self) -> Vec<&str> {
+        let mut names = vec![""; self.lists.len()];
+        for (term, &id) in &self.ids {
+            names[id as usize] = term;
+        }
+        names
+    }
+
     pub fn id(&self, term: &str) -> Option<u32> {
         self.ids.get(term).copied()
     }

@@ -144,7 +144,7 @@ impl Folder {
         let walked = tree::walk(
             self.fd.as_fd(),
             |item| {
-                if removing::is_removing(item) {
+                if removing::is_the_gems(item) {
                     return Descend::No;
                 }
                 let is_dir = FileType::from_raw_mode(item.stat.st_mode) == FileType::Directory;

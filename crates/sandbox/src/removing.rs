@@ -30,12 +30,12 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use rustix::fs::{FileType, FlockOperation, Mode};
+use rustix::fs::{AtFlags, FileType, FlockOperation, Mode};
 use rustix::io::Errno;
 
 use super::raw::close_all_but;
 use file_store_base::removing::ours;
-pub use file_store_base::removing::{is_removing, REMOVING};
+pub use file_store_base::removing::{is_the_gems, GEMS_FOLDERS, INDEX, REMOVING};
 use file_store_base::tree::{self, Descend, DIR_FLAGS};
 
 /// A number for each name set aside by this process.
@@ -82,6 +82,7 @@ pub struct Leftover {
 /// not be made.
 pub fn prepare(root: BorrowedFd<'_>, most: u64) -> Option<Leftover> {
     let held = holding(root)?;
+    index_folder(root);
     rustix::fs::flock(&held, FlockOperation::NonBlockingLockExclusive).ok()?;
     let mut left = Leftover::default();
     let _ = tree::walk(
@@ -99,6 +100,20 @@ pub fn prepare(root: BorrowedFd<'_>, most: u64) -> Option<Leftover> {
         |_, _| {},
     );
     (left.names > 0).then_some(left)
+}
+
+/// Makes the store's index folder, `INDEX`, if missing, so that no run makes it
+/// first: anything else under its name is set aside, to be removed with the rest.
+fn index_folder(root: BorrowedFd<'_>) {
+    let is_ours =
+        || rustix::fs::statat(root, INDEX, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|stat| ours(&stat));
+    if rustix::fs::mkdirat(root, INDEX, Mode::RWXU).is_ok() || is_ours() {
+        return;
+    }
+    let name = c".ruby_llm_index";
+    if set_aside(root, root, name, || Err(Errno::EXIST)).is_ok() {
+        let _ = rustix::fs::mkdirat(root, INDEX, Mode::RWXU);
+    }
 }
 
 /// Whether the folder open on `dir` holds no name.

@@ -251,8 +251,8 @@ fn push_system(args: &mut Vec<String>) {
     }
 }
 
-/// The run folder `dir`, writable, from `dir_source`, its folder of what waits to
-/// be removed covered; the `read_only` paths, each
+/// The run folder `dir`, writable, from `dir_source`, the gem's folders in it
+/// covered; the `read_only` paths, each
 /// from its source; then everything else read-only, the run folder as the working
 /// directory, and the end of bwrap's options.
 fn push_run_folder(
@@ -261,21 +261,21 @@ fn push_run_folder(
     dir_source: &str,
     read_only: &[(String, String)],
 ) {
-    let made = dir
-        .join(crate::removing::REMOVING)
-        .symlink_metadata()
-        .is_ok_and(|meta| meta.is_dir());
+    let made: Vec<&str> = crate::removing::GEMS_FOLDERS
+        .into_iter()
+        .filter(|name| {
+            dir.join(name)
+                .symlink_metadata()
+                .is_ok_and(|meta| meta.is_dir())
+        })
+        .collect();
     let dir = dir.to_string_lossy();
     push(args, &["--bind", dir_source, &dir]);
-    // The app's folder of what waits to be removed (made before the run where
-    // the folder could be written), covered: empty and read-only, and a mount
-    // point the run can neither rename nor remove (`removing`).
-    if made {
-        let held = format!(
-            "{}/{}",
-            dir.trim_end_matches('/'),
-            crate::removing::REMOVING
-        );
+    // The gem's folders (made before the run where the folder could be written),
+    // covered: empty and read-only, and mount points the run can neither rename
+    // nor remove (`removing`).
+    for name in made {
+        let held = format!("{}/{name}", dir.trim_end_matches('/'));
         push(
             args,
             &["--size", "4096", "--tmpfs", &held, "--remount-ro", &held],

@@ -116,7 +116,7 @@ pub fn stream_within(
     let gaps = tree::walk(
         root,
         |item| {
-            if crate::removing::is_removing(item) {
+            if crate::removing::is_the_gems(item) {
                 return Descend::No;
             }
             held += item.path.len() as u64;

@@ -260,23 +260,26 @@ fn a_run_is_the_oom_killers_first_choice() {
 }
 
 #[test]
-fn the_folder_of_what_waits_to_be_removed_is_out_of_the_runs_reach() {
-    // Each step fails inside the sandbox: the folder is covered, read-only and empty.
-    let script = "mkdir .ruby_llm_removing/mine; echo x > .ruby_llm_removing/f; \
-                  mv .ruby_llm_removing taken; rmdir .ruby_llm_removing; \
-                  ls -A .ruby_llm_removing | wc -l";
-    let (dir, out) = run_sh(script);
-    assert_eq!(out.stdout.trim(), "0", "{}", out.stderr);
-    let held = dir.path().join(removing::REMOVING);
-    let meta = fs::symlink_metadata(&held).unwrap();
-    assert!(meta.is_dir());
-    assert_eq!(
-        std::os::unix::fs::MetadataExt::uid(&meta),
-        rustix::process::geteuid().as_raw()
-    );
-    assert_eq!(fs::read_dir(&held).unwrap().count(), 0);
-    assert!(!dir.path().join("taken").exists());
-    assert!(out.changes.created.is_empty(), "{:?}", out.changes);
+fn the_gems_folders_are_out_of_the_runs_reach() {
+    for name in removing::GEMS_FOLDERS {
+        // Each step fails inside the sandbox: the folder is covered, read-only and empty.
+        let script = format!(
+            "mkdir {name}/mine; echo x > {name}/f; mv {name} taken; rmdir {name}; \
+             ls -A {name} | wc -l"
+        );
+        let (dir, out) = run_sh(&script);
+        assert_eq!(out.stdout.trim(), "0", "{name}: {}", out.stderr);
+        let held = dir.path().join(name);
+        let meta = fs::symlink_metadata(&held).unwrap();
+        assert!(meta.is_dir());
+        assert_eq!(
+            std::os::unix::fs::MetadataExt::uid(&meta),
+            rustix::process::geteuid().as_raw()
+        );
+        assert_eq!(fs::read_dir(&held).unwrap().count(), 0, "{name}");
+        assert!(!dir.path().join("taken").exists());
+        assert!(out.changes.created.is_empty(), "{:?}", out.changes);
+    }
 }
 
 #[test]

@@ -270,6 +270,25 @@ impl Directory {
     /// with interrupts deferred and waits between tries with them allowed, so no
     /// interrupt lands between the lock being taken and Ruby holding it. Holds the
     /// GVL: it only opens the folder and asks `flock` without blocking.
+    /// `read_saved(name, most)`: the bytes the store saved of its own under `name`
+    /// (its index), or nil where there are none, or more than `most`.
+    fn read_saved(
+        ruby: &Ruby,
+        rb_self: &Self,
+        name: String,
+        most: u64,
+    ) -> Result<Option<RString>, Error> {
+        let bytes = off_gvl(ruby, || rb_self.root.read_saved(&name, most))?;
+        Ok(bytes.map(|bytes| ruby.str_from_slice(&bytes)))
+    }
+
+    /// `save(name, bytes)`: keeps `bytes` under `name` in the store's own folder.
+    fn save(ruby: &Ruby, rb_self: &Self, name: String, bytes: RString) -> Result<(), Error> {
+        // SAFETY: copied before the GVL is released; nothing Ruby runs meanwhile.
+        let bytes = unsafe { bytes.as_slice() }.to_vec();
+        off_gvl(ruby, || rb_self.root.save(&name, &bytes))
+    }
+
     fn try_lock(ruby: &Ruby, rb_self: &Self) -> Result<Option<Lock>, Error> {
         let guard = rb_self.root.try_lock().map_err(|e| errors::map(ruby, e))?;
         Ok(guard.map(Lock::new))
@@ -308,6 +327,8 @@ pub fn define(ruby: &Ruby, native: RModule) -> Result<RClass, Error> {
     class.define_method("writer", method!(Directory::writer, 2))?;
     class.define_method("delete", method!(Directory::delete, 1))?;
     class.define_method("try_lock", method!(Directory::try_lock, 0))?;
+    class.define_method("read_saved", method!(Directory::read_saved, 2))?;
+    class.define_method("save", method!(Directory::save, 2))?;
     class.define_method("lock", method!(Directory::lock, 1))?;
     class.define_method("sweep_leftovers", method!(Directory::sweep_leftovers, 1))?;
     class.define_method("head", method!(Directory::head, 2))?;

@@ -47,6 +47,26 @@ impl PassageIndex {
         put.map(|put| put.note).map_err(|e| errors::map(ruby, e))
     }
 
+    /// `save`: the index as bytes (a binary String) for `PassageIndex.load`.
+    fn save(ruby: &Ruby, rb_self: &Self) -> Result<RString, Error> {
+        let bytes = nogvl(ruby, || rb_self.with(|index| index.save()))?;
+        Ok(ruby.str_from_slice(&bytes))
+    }
+
+    /// `PassageIndex.load(bytes)`: the index `save` made those bytes of; an
+    /// ArgumentError saying what is wrong with bytes that are not such an index.
+    fn load(ruby: &Ruby, bytes: RString) -> Result<PassageIndex, Error> {
+        // SAFETY: copied before the GVL is released; nothing Ruby runs meanwhile.
+        let bytes = unsafe { bytes.as_slice() }.to_vec();
+        let index = nogvl(ruby, || Index::load(&bytes))?;
+        match index {
+            Ok(index) => Ok(PassageIndex {
+                index: Mutex::new(index),
+            }),
+            Err(why) => Err(Error::new(ruby.exception_arg_error(), why)),
+        }
+    }
+
     fn remove(&self, path: String) -> bool {
         self.with(|index| index.remove(&path))
     }
@@ -97,7 +117,9 @@ fn hash(ruby: &Ruby, hit: Hit) -> Result<RHash, Error> {
 pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
     let class = native.define_class("PassageIndex", ruby.class_object())?;
     class.define_singleton_method("new", function!(PassageIndex::new, 0))?;
+    class.define_singleton_method("load", function!(PassageIndex::load, 1))?;
     class.define_method("put", method!(PassageIndex::put, -1))?;
+    class.define_method("save", method!(PassageIndex::save, 0))?;
     class.define_method("remove", method!(PassageIndex::remove, 1))?;
     class.define_method("version", method!(PassageIndex::version, 1))?;
     class.define_method("paths", method!(PassageIndex::paths, 0))?;

@@ -95,6 +95,10 @@ module RubyLLM
 
       # The core reads the window and works out the version it read through from
       # the one descriptor, and gives both in one Hash.
+      # The ranked search's index, in the folder's hidden .ruby_llm_index.
+      def saved_passages(most) = @native.read_saved('passages', most) # :nodoc:
+      def save_passages(bytes) = @native.save('passages', bytes) # :nodoc:
+
       def read_lines(path, offset:, limit:, max_chars:) # :nodoc:
         native(path) { |name| @native.read_lines(name, offset:, limit:, max_chars:) }
       end

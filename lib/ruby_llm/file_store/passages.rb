@@ -5,14 +5,25 @@ module RubyLLM
   class FileStore
     # A store's ranked search in words (Native::PassageIndex), kept in memory beside
     # the store object and built on first use from the text the model reads: a
-    # file's own text, or its converter's. Before each search every file's version
-    # is compared with the one it was indexed at, changed files are indexed again
-    # and deleted ones removed, so no passage of an old version is ever returned.
-    # The store lists only its owner's files, so neither are another owner's.
+    # file's own text, or its converter's. Where the store keeps one (a folder
+    # store, in its hidden .ruby_llm_index; an Active Storage store, in a blob of
+    # its chat's), the index saved by an earlier search, in this process or
+    # another, is read back first, and saved again after a search that changed it.
+    # Before each search every file's version is compared with the one it was
+    # indexed at, changed files are indexed again and deleted ones removed, so no
+    # passage of an old version is ever returned, whoever saved the index. The
+    # store lists only its owner's files, so neither are another owner's.
     class Passages
+      # The largest index saved or read back, in bytes; past it each process
+      # builds its own.
+      SAVED_BYTES = 64 << 20
+      # Where a store that keeps its files in rows keeps the index: a path in the
+      # gem's own folder, which no file may take.
+      SAVED_PATH = '.ruby_llm_index/passages'
+
       def initialize(store)
         @store = store
-        @native = Native::PassageIndex.new
+        @native = nil
         @notes = {}
         @lock = StoreLock.new # held while files convert, so a wait can be stopped
         @guard = Mutex.new
@@ -22,7 +33,8 @@ module RubyLLM
       # (:path, :first_line, :last_line, :text, :score).
       def rank(question, limit:, within: nil, config: nil)
         @lock.synchronize do
-          refresh(config)
+          @native ||= saved || Native::PassageIndex.new
+          save if refresh(config)
           @native.search(question.to_s, limit:, within:)
         end
       end
@@ -34,18 +46,41 @@ module RubyLLM
 
       private
 
+      # Brings the index up to date with the store's files; whether it changed.
       def refresh(config)
         files = @store.list
         listed = files.to_h { |file| [file.path, file] }
-        (@native.paths - listed.keys).each { |path| forget(path) }
+        gone = @native.paths - listed.keys
+        gone.each { |path| forget(path) }
         source = Tools::TextSource.new(@store, config)
-        files.each do |file|
-          next if @native.version(file.path) == key(Reads.version_of_file(file))
+        stale = files.reject { |file| @native.version(file.path) == key(Reads.version_of_file(file)) }
+        stale.each { |file| index(source, file) }
+        gone.any? || stale.any?
+      end
 
-          text, version, failure = text_of(source, file)
-          note = @native.put(file.path, text, version: key(version)) || failure
-          Interrupts.guarded(@guard) { note ? @notes[file.path] = note : @notes.delete(file.path) }
-        end
+      def index(source, file)
+        text, version, failure = text_of(source, file)
+        note = @native.put(file.path, text, version: key(version)) || failure
+        Interrupts.guarded(@guard) { note ? @notes[file.path] = note : @notes.delete(file.path) }
+      end
+
+      # The index the store saved, or nil where it keeps none, or none it can read
+      # back (damaged, of another version, past SAVED_BYTES): built again then.
+      def saved
+        bytes = @store.saved_passages(SAVED_BYTES)
+        bytes && Native::PassageIndex.load(bytes)
+      rescue ArgumentError, FileStore::Error => e
+        RubyLLM.logger.warn("ruby_llm-file_store: the saved passage index is not used (#{e.message})")
+        nil
+      end
+
+      # Saves the index where the store keeps it; a failure costs the next process
+      # a build, never this search.
+      def save
+        bytes = @native.save
+        @store.save_passages(bytes) if bytes.bytesize <= SAVED_BYTES
+      rescue FileStore::Error, SystemCallError => e
+        RubyLLM.logger.warn("ruby_llm-file_store: the passage index was not saved (#{e.message})")
       end
 
       def forget(path)
@@ -96,6 +131,14 @@ module RubyLLM
     def rank_passages(question, limit: 10, path: nil, config: nil)
       passages.rank(question, limit:, within: path && FileStore.path(path), config:)
     end
+
+    # The bytes of the ranked search's index this store saved (Passages), at most
+    # +most+; nil for a store that keeps none (a memory store: its index lives in
+    # the store object already).
+    def saved_passages(_most) = nil # :nodoc:
+
+    # Keeps the ranked search's index's +bytes+ where the store lives.
+    def save_passages(_bytes) = nil # :nodoc:
 
     # The ranked search's index of this store (Passages).
     def passages # :nodoc:

@@ -248,7 +248,7 @@ fn walkdir_names(root: &Path) -> Vec<String> {
     tree::walk(
         fd.as_fd(),
         |item| {
-            if crate::removing::is_removing(item) {
+            if crate::removing::is_the_gems(item) {
                 return Descend::No;
             }
             names.push(item.path.to_string());

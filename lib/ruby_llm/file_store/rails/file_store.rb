@@ -12,6 +12,8 @@ require_relative 'upload'
 require_relative 'view'
 require_relative 'kept_texts'
 require_relative 'kept_blobs'
+require_relative 'saved_passages'
+require_relative 'writing'
 
 RubyLLM::FileStore::RailsStore::SQLiteWait.hook!
 
@@ -38,6 +40,8 @@ module RubyLLM
       include RailsStore::Tidying
       include RailsStore::KeptTexts
       include RailsStore::KeptBlobs
+      include RailsStore::SavedPassages
+      include RailsStore::Writing
 
       # The chat record, and the owner record or nil.
       attr_reader :chat, :owner
@@ -79,17 +83,7 @@ module RubyLLM
       # bytes behind.
       def write(path, content, content_type: nil)
         path = FileStore.path(path)
-        upload = RailsStore::Upload.new(path, content, content_type)
-        row = nil
-        begin
-          db { refuse_overlap(path) }
-          db { upload.upload! }
-          touching(upload.uploaded_blob)
-          row = with_lock { save_row(path, upload) }
-        ensure
-          finish(upload, saved: !row.nil?)
-        end
-        row.stored_file
+        put_row(path, content, content_type) { db { refuse_overlap(path) } }.stored_file
       end
 
       # Deletes the file this store sees at +path+: the owner's when there is one (a
@@ -161,25 +155,7 @@ module RubyLLM
         end
       end
 
-      def text_row(file)
-        file.digest && @view.row_at(file.path, @view.scope.where(digest: file.digest))
-      end
-
-      def save_row(path, upload)
-        refuse_overlap(path)
-        row = @view.own_row_at(path) || ChatFile.new(chat: @chat, owner: @owner, path:)
-        upload.replaced = touching(row.file_blob) if row.persisted?
-        row.replace_content(upload.blob, uploaded: upload.uploaded?, content_type: upload.content_type,
-                                         byte_size: upload.byte_size, digest: upload.digest)
-        row.save_unique!
-      end
-
-      def refuse_overlap(path)
-        raise RubyLLM::FileStore.folder_not_file(path) if @view.folder?(path, @view.own_scope)
-
-        parent = @view.own_file_among_parents(path)
-        raise RubyLLM::FileStore.file_not_folder(parent) if parent
-      end
+      def text_row(file) = file.digest && @view.row_at(file.path, @view.scope.where(digest: file.digest))
     end
   end
 end

@@ -21,7 +21,7 @@ module RubyLLM
 
         # The rows inside +folder+ (with its trailing slash), or all of them.
         def rows(folder = nil)
-          found = scope.listed
+          found = scope.listed.where.not(path: Passages::SAVED_PATH)
           found = found.where(inside(folder)) if folder
           preferred(found.to_a.select { |row| folder.nil? || row.path.start_with?(folder) })
         end

@@ -1,0 +1,267 @@
+//! An index as bytes, to be kept where its store lives and read back by another
+//! process: each file's path, version and passages with their terms, so reading
+//! it back costs no file's text, conversion or cut, only the postings rebuilt.
+//!
+//! The bytes come back from a place others may write (a folder a run reaches, a
+//! bucket), so reading them trusts nothing: every count and length is checked
+//! against what is left and against the index's bounds, and anything off is an
+//! error naming what, never a panic or an allocation the bytes ask for. What
+//! such bytes could say of a file is only ever used at the version it names,
+//! which each search checks against the file's own first.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::{FileEntry, Index, Stored};
+use crate::{EXCERPT_CHARS, MAX_INDEX_BYTES, MAX_PASSAGES, MAX_TERMS};
+
+/// The first bytes of a saved index; the last one is the format's version.
+const MAGIC: &[u8; 8] = b"RLFSPI\n\x01";
+/// The longest path or version kept.
+const MAX_NAME_BYTES: usize = 64 * 1024;
+/// The longest term (`tokens` cuts words far shorter).
+const MAX_TERM_BYTES: usize = 1024;
+
+impl Index {
+    /// The index as bytes for [`Index::load`].
+    pub fn save(&self) -> Vec<u8> {
+        let names = self.postings.names();
+        let mut out = Vec::with_capacity(self.bytes / 2 + 64);
+        out.extend_from_slice(MAGIC);
+        put_u32(&mut out, self.files.len());
+        let mut paths: Vec<&Arc<str>> = self.files.keys().collect();
+        paths.sort_unstable();
+        for path in paths {
+            let entry = &self.files[path];
+            put_str(&mut out, path);
+            put_str(&mut out, &entry.version);
+            put_u32(&mut out, entry.bytes);
+            put_u32(&mut out, entry.ids.len());
+            for stored in entry
+                .ids
+                .iter()
+                .filter_map(|&id| self.passages[id as usize].as_ref())
+            {
+                put_u32(&mut out, stored.first_line as usize);
+                put_u32(&mut out, stored.last_line as usize);
+                put_u32(&mut out, stored.len as usize);
+                put_str(&mut out, &stored.excerpt);
+                put_u32(&mut out, stored.terms.len());
+                for &(term, count) in &stored.terms {
+                    put_str(&mut out, names[term as usize]);
+                    put_u32(&mut out, count as usize);
+                }
+            }
+        }
+        out
+    }
+
+    /// The index [`Index::save`] made `bytes` of; an error saying what is wrong
+    /// where they are not such bytes, or hold more than an index may.
+    pub fn load(bytes: &[u8]) -> Result<Index, String> {
+        let mut reader = Reader { bytes, at: 0 };
+        if reader.take(MAGIC.len())? != MAGIC {
+            return Err("not a saved passage index of this version".to_string());
+        }
+        let mut index = Index::new();
+        let files = reader.count(8, "files")?;
+        for _ in 0..files {
+            let path: Arc<str> = Arc::from(reader.str(MAX_NAME_BYTES, "a path")?);
+            if index.files.contains_key(&path) {
+                return Err(format!("{path:?} is saved twice"));
+            }
+            let version = reader.str(MAX_NAME_BYTES, "a version")?.to_string();
+            let bytes = reader.u32()? as usize;
+            index.bytes = index
+                .bytes
+                .checked_add(bytes)
+                .filter(|&all| all <= MAX_INDEX_BYTES)
+                .ok_or("more text than an index takes")?;
+            let passages = reader.count(12, "passages")?;
+            if index.live + passages > MAX_PASSAGES {
+                return Err("more passages than an index holds".to_string());
+            }
+            let mut ids = Vec::with_capacity(passages);
+            for _ in 0..passages {
+                let stored = index.read_passage(&mut reader, &path)?;
+                let id = index.passages.len() as u32;
+                index.postings.add(id, &stored.terms);
+                index.total_len += u64::from(stored.len);
+                index.passages.push(Some(stored));
+                index.live += 1;
+                ids.push(id);
+            }
+            index.files.insert(
+                path,
+                FileEntry {
+                    version,
+                    ids,
+                    bytes,
+                },
+            );
+        }
+        if reader.at != reader.bytes.len() {
+            return Err("bytes past the saved index's end".to_string());
+        }
+        Ok(index)
+    }
+
+    fn read_passage(&mut self, reader: &mut Reader<'_>, path: &Arc<str>) -> Result<Stored, String> {
+        let first_line = reader.u32()?;
+        let last_line = reader.u32()?;
+        let len = reader.u32()?;
+        if first_line == 0 || last_line < first_line {
+            return Err(format!(
+                "a passage of {path:?} has lines {first_line} to {last_line}"
+            ));
+        }
+        let excerpt = reader.str(EXCERPT_CHARS * 4 + 8, "an excerpt")?.to_string();
+        let count = reader.count(5, "terms")?;
+        let mut terms = Vec::with_capacity(count);
+        let mut seen = HashMap::with_capacity(count);
+        for _ in 0..count {
+            let term = reader.str(MAX_TERM_BYTES, "a term")?;
+            let times = reader.u32()?;
+            if term.is_empty() || times == 0 {
+                return Err(format!("a passage of {path:?} holds an empty term"));
+            }
+            let id = self
+                .postings
+                .intern(term.to_string(), MAX_TERMS)
+                .ok_or("more terms than an index holds")?;
+            if seen.insert(id, ()).is_some() {
+                return Err(format!("a passage of {path:?} holds a term twice"));
+            }
+            terms.push((id, times));
+        }
+        Ok(Stored {
+            path: path.clone(),
+            first_line,
+            last_line,
+            excerpt,
+            len,
+            terms,
+        })
+    }
+}
+
+fn put_u32(out: &mut Vec<u8>, n: usize) {
+    out.extend_from_slice(&u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes());
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_u32(out, s.len());
+    out.extend_from_slice(s.as_bytes());
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+        let end = self
+            .at
+            .checked_add(n)
+            .filter(|&end| end <= self.bytes.len())
+            .ok_or("the saved index is cut short")?;
+        let taken = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(taken)
+    }
+
+    fn u32(&mut self) -> Result<u32, String> {
+        let taken = self.take(4)?;
+        Ok(u32::from_le_bytes([taken[0], taken[1], taken[2], taken[3]]))
+    }
+
+    /// A count of items of at least `each` bytes, which the bytes left must hold,
+    /// so that no count makes room for more than the bytes could fill.
+    fn count(&mut self, each: usize, what: &str) -> Result<usize, String> {
+        let n = self.u32()? as usize;
+        if n.saturating_mul(each) > self.bytes.len() - self.at {
+            return Err(format!("the saved index counts more {what} than it holds"));
+        }
+        Ok(n)
+    }
+
+    fn str(&mut self, most: usize, what: &str) -> Result<&'a str, String> {
+        let n = self.u32()? as usize;
+        if n > most {
+            return Err(format!("{what} of {n} bytes in the saved index"));
+        }
+        std::str::from_utf8(self.take(n)?)
+            .map_err(|_| format!("{what} in the saved index is not UTF-8"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Index {
+        let mut index = Index::new();
+        index
+            .put("manual.md", "v1", "# Timeouts\n\nAbort any statement that takes too long.\n\n# Locks\n\nWait for a lock.\n")
+            .unwrap();
+        index
+            .put("notes/a.txt", "v2", "the server gives up on slow queries")
+            .unwrap();
+        index.put("gone.txt", "v3", "soon removed").unwrap();
+        index.remove("gone.txt");
+        index
+    }
+
+    #[test]
+    fn an_index_read_back_answers_as_the_one_saved() {
+        let index = sample();
+        let back = Index::load(&index.save()).unwrap();
+        for question in [
+            "abort a statement",
+            "give up slow query",
+            "lock",
+            "nothing here",
+        ] {
+            assert_eq!(
+                back.search(question, 10).unwrap(),
+                index.search(question, 10).unwrap()
+            );
+        }
+        let mut paths = back.paths();
+        paths.sort();
+        assert_eq!(paths, ["manual.md", "notes/a.txt"]);
+        assert_eq!(back.version("manual.md"), Some("v1"));
+        assert_eq!(back.passages(), index.passages());
+        // The removed file's own terms stay in the dictionary until a compaction.
+        assert!(back.terms() < index.terms());
+        assert_eq!(back.save(), index.save());
+    }
+
+    #[test]
+    fn every_cut_or_changed_byte_is_an_error_or_an_index_never_a_panic() {
+        let saved = sample().save();
+        for end in 0..saved.len() {
+            assert!(Index::load(&saved[..end]).is_err(), "cut at {end}");
+        }
+        for at in 0..saved.len() {
+            for flip in [0x01u8, 0x80, 0xff] {
+                let mut changed = saved.clone();
+                changed[at] ^= flip;
+                let _ = Index::load(&changed);
+            }
+        }
+        let mut longer = saved.clone();
+        longer.push(0);
+        assert!(Index::load(&longer).is_err());
+    }
+
+    #[test]
+    fn a_count_larger_than_the_bytes_asks_for_nothing() {
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend_from_slice(&u32::MAX.to_le_bytes());
+        let err = Index::load(&bytes).err().unwrap();
+        assert!(err.contains("counts more files"), "{err}");
+        assert!(Index::load(b"not an index").is_err());
+    }
+}
