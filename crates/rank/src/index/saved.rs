@@ -1,6 +1,7 @@
 //! An index as bytes, to be kept where its store lives and read back by another
-//! process: each file's path, version and passages with their terms, so reading
-//! it back costs no file's text, conversion or cut, only the postings rebuilt.
+//! process: its terms once, then each file's path, version and passages, each
+//! passage's terms as numbers into that table, so reading it back costs no file's
+//! text, conversion or cut, only the postings rebuilt.
 //!
 //! The bytes come back from a place others may write (a folder a run reaches, a
 //! bucket), so reading them trusts nothing: every count and length is checked
@@ -9,14 +10,14 @@
 //! such bytes could say of a file is only ever used at the version it names,
 //! which each search checks against the file's own first.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::{FileEntry, Index, Stored};
 use crate::{EXCERPT_CHARS, MAX_INDEX_BYTES, MAX_PASSAGES, MAX_TERMS};
 
 /// The first bytes of a saved index; the last one is the format's version.
-const MAGIC: &[u8; 8] = b"RLFSPI\n\x01";
+const MAGIC: &[u8; 8] = b"RLFSPI\n\x02";
 /// The longest path or version kept.
 const MAX_NAME_BYTES: usize = 64 * 1024;
 /// The longest term (`tokens` cuts words far shorter).
@@ -26,30 +27,46 @@ impl Index {
     /// The index as bytes for [`Index::load`].
     pub fn save(&self) -> Vec<u8> {
         let names = self.postings.names();
+        // The terms some live passage holds, numbered in the order of their ids.
+        let mut table = vec![u32::MAX; names.len()];
+        let mut kept = 0u32;
+        for (id, slot) in table.iter_mut().enumerate() {
+            if self.postings.df(id as u32) > 0 {
+                *slot = kept;
+                kept += 1;
+            }
+        }
         let mut out = Vec::with_capacity(self.bytes / 2 + 64);
         out.extend_from_slice(MAGIC);
-        put_u32(&mut out, self.files.len());
+        put(&mut out, kept as usize);
+        for (id, name) in names.iter().enumerate() {
+            if table[id] != u32::MAX {
+                put_str(&mut out, name);
+            }
+        }
+        put(&mut out, self.files.len());
         let mut paths: Vec<&Arc<str>> = self.files.keys().collect();
         paths.sort_unstable();
         for path in paths {
             let entry = &self.files[path];
             put_str(&mut out, path);
             put_str(&mut out, &entry.version);
-            put_u32(&mut out, entry.bytes);
-            put_u32(&mut out, entry.ids.len());
-            for stored in entry
+            put(&mut out, entry.bytes);
+            let stored: Vec<&Stored> = entry
                 .ids
                 .iter()
                 .filter_map(|&id| self.passages[id as usize].as_ref())
-            {
-                put_u32(&mut out, stored.first_line as usize);
-                put_u32(&mut out, stored.last_line as usize);
-                put_u32(&mut out, stored.len as usize);
+                .collect();
+            put(&mut out, stored.len());
+            for stored in stored {
+                put(&mut out, stored.first_line as usize);
+                put(&mut out, stored.last_line as usize);
+                put(&mut out, stored.len as usize);
                 put_str(&mut out, &stored.excerpt);
-                put_u32(&mut out, stored.terms.len());
+                put(&mut out, stored.terms.len());
                 for &(term, count) in &stored.terms {
-                    put_str(&mut out, names[term as usize]);
-                    put_u32(&mut out, count as usize);
+                    put(&mut out, table[term as usize] as usize);
+                    put(&mut out, count as usize);
                 }
             }
         }
@@ -64,38 +81,54 @@ impl Index {
             return Err("not a saved passage index of this version".to_string());
         }
         let mut index = Index::new();
-        let files = reader.count(8, "files")?;
+        let terms = reader.count(2, "terms")?;
+        if terms > MAX_TERMS {
+            return Err("more terms than an index holds".to_string());
+        }
+        let mut ids = Vec::with_capacity(terms);
+        for _ in 0..terms {
+            let term = reader.str(MAX_TERM_BYTES, "a term")?;
+            let id = index
+                .postings
+                .intern(term.to_string(), MAX_TERMS)
+                .ok_or("more terms than an index holds")?;
+            if term.is_empty() || id as usize != ids.len() {
+                return Err(format!("the term {term:?} is saved twice, or empty"));
+            }
+            ids.push(id);
+        }
+        let files = reader.count(5, "files")?;
         for _ in 0..files {
             let path: Arc<str> = Arc::from(reader.str(MAX_NAME_BYTES, "a path")?);
             if index.files.contains_key(&path) {
                 return Err(format!("{path:?} is saved twice"));
             }
             let version = reader.str(MAX_NAME_BYTES, "a version")?.to_string();
-            let bytes = reader.u32()? as usize;
+            let bytes = reader.number()?;
             index.bytes = index
                 .bytes
                 .checked_add(bytes)
                 .filter(|&all| all <= MAX_INDEX_BYTES)
                 .ok_or("more text than an index takes")?;
-            let passages = reader.count(12, "passages")?;
+            let passages = reader.count(5, "passages")?;
             if index.live + passages > MAX_PASSAGES {
                 return Err("more passages than an index holds".to_string());
             }
-            let mut ids = Vec::with_capacity(passages);
+            let mut held = Vec::with_capacity(passages);
             for _ in 0..passages {
-                let stored = index.read_passage(&mut reader, &path)?;
+                let stored = read_passage(&mut reader, &path, terms)?;
                 let id = index.passages.len() as u32;
                 index.postings.add(id, &stored.terms);
                 index.total_len += u64::from(stored.len);
                 index.passages.push(Some(stored));
                 index.live += 1;
-                ids.push(id);
+                held.push(id);
             }
             index.files.insert(
                 path,
                 FileEntry {
                     version,
-                    ids,
+                    ids: held,
                     bytes,
                 },
             );
@@ -105,52 +138,56 @@ impl Index {
         }
         Ok(index)
     }
+}
 
-    fn read_passage(&mut self, reader: &mut Reader<'_>, path: &Arc<str>) -> Result<Stored, String> {
-        let first_line = reader.u32()?;
-        let last_line = reader.u32()?;
-        let len = reader.u32()?;
-        if first_line == 0 || last_line < first_line {
-            return Err(format!(
-                "a passage of {path:?} has lines {first_line} to {last_line}"
-            ));
+/// A passage of the file at `path`, its terms numbers below `terms`.
+fn read_passage(reader: &mut Reader<'_>, path: &Arc<str>, terms: usize) -> Result<Stored, String> {
+    let first_line = reader.u32()?;
+    let last_line = reader.u32()?;
+    let len = reader.u32()?;
+    if first_line == 0 || last_line < first_line {
+        return Err(format!(
+            "a passage of {path:?} has lines {first_line} to {last_line}"
+        ));
+    }
+    let excerpt = reader.str(EXCERPT_CHARS * 4 + 8, "an excerpt")?.to_string();
+    let count = reader.count(2, "terms")?;
+    let mut held = Vec::with_capacity(count);
+    let mut seen = HashSet::with_capacity(count);
+    for _ in 0..count {
+        let term = reader.number()?;
+        let times = reader.u32()?;
+        if term >= terms || times == 0 || !seen.insert(term) {
+            return Err(format!("a passage of {path:?} holds a term out of place"));
         }
-        let excerpt = reader.str(EXCERPT_CHARS * 4 + 8, "an excerpt")?.to_string();
-        let count = reader.count(5, "terms")?;
-        let mut terms = Vec::with_capacity(count);
-        let mut seen = HashMap::with_capacity(count);
-        for _ in 0..count {
-            let term = reader.str(MAX_TERM_BYTES, "a term")?;
-            let times = reader.u32()?;
-            if term.is_empty() || times == 0 {
-                return Err(format!("a passage of {path:?} holds an empty term"));
-            }
-            let id = self
-                .postings
-                .intern(term.to_string(), MAX_TERMS)
-                .ok_or("more terms than an index holds")?;
-            if seen.insert(id, ()).is_some() {
-                return Err(format!("a passage of {path:?} holds a term twice"));
-            }
-            terms.push((id, times));
+        held.push((term as u32, times));
+    }
+    Ok(Stored {
+        path: path.clone(),
+        first_line,
+        last_line,
+        excerpt,
+        len,
+        terms: held,
+    })
+}
+
+/// `n` as a LEB128 varint: seven bits a byte, the low ones first.
+fn put(out: &mut Vec<u8>, n: usize) {
+    let mut n = n as u64;
+    loop {
+        let low = (n & 0x7f) as u8;
+        n >>= 7;
+        if n == 0 {
+            out.push(low);
+            return;
         }
-        Ok(Stored {
-            path: path.clone(),
-            first_line,
-            last_line,
-            excerpt,
-            len,
-            terms,
-        })
+        out.push(low | 0x80);
     }
 }
 
-fn put_u32(out: &mut Vec<u8>, n: usize) {
-    out.extend_from_slice(&u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes());
-}
-
 fn put_str(out: &mut Vec<u8>, s: &str) {
-    put_u32(out, s.len());
+    put(out, s.len());
     out.extend_from_slice(s.as_bytes());
 }
 
@@ -171,15 +208,29 @@ impl<'a> Reader<'a> {
         Ok(taken)
     }
 
+    /// A varint of at most 32 bits.
+    fn number(&mut self) -> Result<usize, String> {
+        let mut n = 0u64;
+        for shift in (0..35).step_by(7) {
+            let byte = self.take(1)?[0];
+            n |= u64::from(byte & 0x7f) << shift;
+            if byte & 0x80 == 0 {
+                return u32::try_from(n)
+                    .map(|n| n as usize)
+                    .map_err(|_| "a number past 32 bits in the saved index".to_string());
+            }
+        }
+        Err("a number past 32 bits in the saved index".to_string())
+    }
+
     fn u32(&mut self) -> Result<u32, String> {
-        let taken = self.take(4)?;
-        Ok(u32::from_le_bytes([taken[0], taken[1], taken[2], taken[3]]))
+        Ok(self.number()? as u32)
     }
 
     /// A count of items of at least `each` bytes, which the bytes left must hold,
     /// so that no count makes room for more than the bytes could fill.
     fn count(&mut self, each: usize, what: &str) -> Result<usize, String> {
-        let n = self.u32()? as usize;
+        let n = self.number()?;
         if n.saturating_mul(each) > self.bytes.len() - self.at {
             return Err(format!("the saved index counts more {what} than it holds"));
         }
@@ -187,7 +238,7 @@ impl<'a> Reader<'a> {
     }
 
     fn str(&mut self, most: usize, what: &str) -> Result<&'a str, String> {
-        let n = self.u32()? as usize;
+        let n = self.number()?;
         if n > most {
             return Err(format!("{what} of {n} bytes in the saved index"));
         }
@@ -259,9 +310,9 @@ mod tests {
     #[test]
     fn a_count_larger_than_the_bytes_asks_for_nothing() {
         let mut bytes = MAGIC.to_vec();
-        bytes.extend_from_slice(&u32::MAX.to_le_bytes());
+        put(&mut bytes, u32::MAX as usize);
         let err = Index::load(&bytes).err().unwrap();
-        assert!(err.contains("counts more files"), "{err}");
+        assert!(err.contains("counts more terms"), "{err}");
         assert!(Index::load(b"not an index").is_err());
     }
 }
