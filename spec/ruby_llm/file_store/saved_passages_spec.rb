@@ -97,11 +97,13 @@ RSpec.describe 'RubyLLM::FileStore ranked search index, saved' do
       expect(store.rank_passages('okapi secret', limit: 10).map { |hit| hit[:path] }).to eq(['shared.md'])
     end
 
-    it 'is a row no listing shows, destroyed with the chat' do
+    it 'is a row no listing or association shows, destroyed with the chat' do
       store.write('a.md', "The walrus sleeps.\n")
       store.rank_passages('walrus')
       expect(store.list.map(&:path)).to eq(['a.md'])
-      expect(chat.ruby_llm_chat_files.pluck(:path)).to contain_exactly('a.md', RubyLLM::FileStore::Passages::SAVED_PATH)
+      expect(chat.ruby_llm_chat_files.pluck(:path)).to eq(['a.md'])
+      expect(RubyLLM::ActiveRecord::ChatFile.where(chat_id: chat.id).pluck(:path))
+        .to contain_exactly('a.md', RubyLLM::FileStore::Passages::SAVED_PATH)
       blobs = ActiveStorage::Blob.count
       chat.destroy
       expect(RubyLLM::ActiveRecord::ChatFile.where(chat_id: chat.id).count).to eq(0)

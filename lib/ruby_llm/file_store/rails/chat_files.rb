@@ -32,8 +32,9 @@ module RubyLLM
         RubyLLM::FileStore::Interrupts.guarded(MUTEX) do
           next if klass.reflect_on_association(:ruby_llm_chat_files)
 
-          klass.has_many :ruby_llm_chat_files, as: :chat, class_name: 'RubyLLM::ActiveRecord::ChatFile',
-                                               inverse_of: :chat
+          # The files; the row a store keeps its ranked search's index in is left out.
+          klass.has_many :ruby_llm_chat_files, -> { where.not(path: RubyLLM::FileStore::Passages::SAVED_PATH) },
+                         as: :chat, class_name: 'RubyLLM::ActiveRecord::ChatFile', inverse_of: :chat
           klass.before_destroy(:destroy_ruby_llm_chat_files)
           klass.include(Destroying)
         end
@@ -43,8 +44,10 @@ module RubyLLM
       module Destroying
         private
 
+        # Every row of the chat's, the saved index's too.
         def destroy_ruby_llm_chat_files
-          ruby_llm_chat_files.destroy_all if RubyLLM::ActiveRecord::ChatFile.table_ready?
+          rows = RubyLLM::ActiveRecord::ChatFile
+          rows.where(chat_type: self.class.polymorphic_name, chat_id: id).destroy_all if rows.table_ready?
         end
       end
     end
