@@ -12,7 +12,7 @@ use std::io::{Read, Write};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use rustix::fs::{AtFlags, FileType, FlockOperation, Mode, OFlags};
 use rustix::io::Errno;
 
 use file_store_base::error::{Error, Result};
@@ -64,11 +64,16 @@ impl Root {
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         );
+        sweep(folder.as_fd(), name);
         let flags =
             OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         let fd = rustix::fs::openat(&folder, taken.as_str(), flags, Mode::RUSR | Mode::WUSR)
             .map_err(|e| Error::io(&shown, e))?;
-        let written = std::fs::File::from(fd).write_all(bytes);
+        // Held until the rename: a temporary file no save holds is one a save
+        // killed midway left, which the next save removes.
+        let _ = rustix::fs::flock(&fd, FlockOperation::LockExclusive);
+        let mut file = std::fs::File::from(fd);
+        let written = file.write_all(bytes);
         let renamed = written.map_err(|e| Error::io(&shown, e)).and_then(|()| {
             rustix::fs::renameat(&folder, taken.as_str(), &folder, name)
                 .map_err(|e| Error::io(&shown, e))
@@ -76,7 +81,30 @@ impl Root {
         if renamed.is_err() {
             let _ = rustix::fs::unlinkat(&folder, taken.as_str(), AtFlags::empty());
         }
+        drop(file);
         renamed
+    }
+}
+
+/// Removes the temporary files of `name` in the store's own folder that no save
+/// holds: a process killed mid-save left them.
+fn sweep(folder: BorrowedFd<'_>, name: &str) {
+    let prefix = format!(".{name}.");
+    let Ok(names) = rustix::fs::Dir::read_from(folder) else {
+        return;
+    };
+    for entry in names.flatten() {
+        let found = entry.file_name();
+        if !found.to_bytes().starts_with(prefix.as_bytes()) {
+            continue;
+        }
+        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::CLOEXEC | OFlags::NONBLOCK;
+        let Ok(fd) = rustix::fs::openat(folder, found, flags, Mode::empty()) else {
+            continue;
+        };
+        if rustix::fs::flock(&fd, FlockOperation::NonBlockingLockExclusive).is_ok() {
+            let _ = rustix::fs::unlinkat(folder, found, AtFlags::empty());
+        }
     }
 }
 
@@ -123,6 +151,21 @@ mod tests {
             1,
             "no temporary file left"
         );
+        // What a save killed midway left goes with the next save; a save going on stays.
+        let index = dir.path().join(INDEX);
+        fs::write(index.join(".passages.999999.0"), "cut").unwrap();
+        fs::write(index.join(".passages.999999.1"), "writing").unwrap();
+        let writing = fs::File::open(index.join(".passages.999999.1")).unwrap();
+        rustix::fs::flock(&writing, FlockOperation::LockExclusive).unwrap();
+        root.save("passages", b"second").unwrap();
+        let mut left: Vec<String> = fs::read_dir(&index)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        assert_eq!(left, [".passages.999999.1", "passages"]);
+        drop(writing);
+        fs::remove_file(index.join(".passages.999999.1")).unwrap();
         // Not listed among the store's files.
         assert!(root.list(None).unwrap().is_empty());
 

@@ -58,6 +58,35 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore writes interrupted', :rails do
     expect(store[path].digest).to eq(Digest::SHA256.hexdigest(store.read(path)))
   end
 
+  # Seen on MariaDB: a kill landing mid-query, then the transaction's rollback in the
+  # unwinding raising "This connection is still waiting for a result", which ended the
+  # thread in the kill's place and was raised by its join.
+  it 'lets a kill end the thread when the rollback it runs fails on the connection it cut' do
+    store.write('before.txt', 'x') # the Rails store's code loaded
+    pool = RubyLLM::ActiveRecord::ChatFile.connection_pool
+    started = Queue.new
+    thread = Thread.new do
+      pool.with_connection do |connection|
+        # What mysql2 answers on a connection a kill cut off mid-query.
+        def connection.exec_rollback_db_transaction
+          raise ActiveRecord::StatementInvalid, 'This connection is still waiting for a result'
+        end
+        RubyLLM::FileStore::RailsStore::Interrupts.dropping_if_cut(connection) do
+          connection.transaction do
+            connection.select_value('SELECT 1') # begun on the server, so the kill rolls it back
+            started << true
+            sleep
+          end
+        end
+      end
+    end
+    Timeout.timeout(10) { started.pop }
+    thread.kill
+    expect { thread.join(10) }.not_to raise_error
+    expect(thread.status).to be(false)
+    expect(store.write('after.txt', 'x').path).to eq('after.txt')
+  end
+
   %i[timeout kill].each do |how|
     it "keeps the old content whole and leaves no debris when #{how} stops writes at random points" do
       store.write('doc.txt', content(0))
