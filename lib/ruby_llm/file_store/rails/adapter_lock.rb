@@ -6,7 +6,7 @@ require 'active_support/version'
 module RubyLLM
   class FileStore # :nodoc:
     module RailsStore
-      # One of three changes to Rails itself (MonitorEntry and CutRollback are the others). The lock of an
+      # One of two changes to Rails itself (MonitorEntry is the other). The lock of an
       # Active Record connection lets exceptions raised into the thread in again inside
       # it (Thread.handle_interrupt(Exception => :immediate)), even where the caller had
       # them deferred: so Thread#raise, and Timeout.timeout with an error class of the

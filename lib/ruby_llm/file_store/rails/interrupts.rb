@@ -2,7 +2,6 @@
 
 require 'English'
 require_relative 'adapter_lock'
-require_relative 'cut_rollback'
 require_relative 'monitor_entry'
 require_relative 'sqlite_wait'
 
@@ -127,8 +126,6 @@ module RubyLLM
         # so it is dropped from the pool.
         def dropping_if_cut(connection)
           clean = false
-          dropping = Thread.current[DROPPING]
-          Thread.current[DROPPING] = connection
           begin
             result = yield
             clean = true
@@ -139,17 +136,9 @@ module RubyLLM
           ensure
             # A thread being killed may have an error of the cleanup it runs replace
             # the kill (a query on a connection the kill cut off): still not clean.
-            Thread.current[DROPPING] = dropping
             throw_away(connection) unless clean && Thread.current.status != 'aborting'
           end
         end
-
-        # Whether +connection+ is the one this thread runs dropping_if_cut with.
-        def dropping?(connection)
-          Thread.current[DROPPING].equal?(connection)
-        end
-
-        DROPPING = :ruby_llm_file_store_dropping_if_cut
       end
     end
   end
