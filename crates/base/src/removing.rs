@@ -5,9 +5,12 @@
 //! its ranked search's index. The sandbox makes both before a run and covers
 //! them for it, so no run makes, fills or renames either.
 
-use rustix::fs::{FileType, Stat};
+use std::os::fd::{BorrowedFd, OwnedFd};
 
-use crate::tree::Item;
+use rustix::fs::{FileType, Mode, Stat};
+use rustix::io::Errno;
+
+use crate::tree::{Item, DIR_FLAGS};
 
 /// The hidden folder, at the top of a run folder, of what waits to be removed.
 pub const REMOVING: &str = ".ruby_llm_removing";
@@ -35,4 +38,15 @@ pub fn ours(stat: &Stat) -> bool {
     stat.st_uid == rustix::process::geteuid().as_raw()
         && FileType::from_raw_mode(stat.st_mode) == FileType::Directory
         && stat.st_mode & 0o077 == 0
+}
+
+/// The gem's folder `name` in `root`, opened without following a link, where it
+/// is the app's own ([`ours`]); `None` where it is missing or is not.
+pub fn open_ours(root: BorrowedFd<'_>, name: &str) -> Result<Option<OwnedFd>, Errno> {
+    let fd = match rustix::fs::openat(root, name, DIR_FLAGS, Mode::empty()) {
+        Ok(fd) => fd,
+        Err(Errno::NOENT | Errno::NOTDIR | Errno::LOOP) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    Ok(ours(&rustix::fs::fstat(&fd)?).then_some(fd))
 }

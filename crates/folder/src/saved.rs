@@ -16,8 +16,7 @@ use rustix::fs::{AtFlags, FileType, FlockOperation, Mode, OFlags};
 use rustix::io::Errno;
 
 use file_store_base::error::{Error, Result};
-use file_store_base::removing::{ours, INDEX};
-use file_store_base::tree::DIR_FLAGS;
+use file_store_base::removing::{open_ours, INDEX};
 
 use crate::Root;
 
@@ -117,12 +116,7 @@ fn own_folder(root: BorrowedFd<'_>, make: bool) -> std::result::Result<Option<Ow
             Err(e) => return Err(e),
         }
     }
-    let folder = match rustix::fs::openat(root, INDEX, DIR_FLAGS, Mode::empty()) {
-        Ok(fd) => fd,
-        Err(Errno::NOENT | Errno::NOTDIR | Errno::LOOP) => return Ok(None),
-        Err(e) => return Err(e),
-    };
-    Ok(ours(&rustix::fs::fstat(&folder)?).then_some(folder))
+    open_ours(root, INDEX)
 }
 
 #[cfg(test)]

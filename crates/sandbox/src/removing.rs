@@ -30,11 +30,11 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use rustix::fs::{AtFlags, FileType, FlockOperation, Mode};
+use rustix::fs::{FileType, FlockOperation, Mode};
 use rustix::io::Errno;
 
 use super::raw::close_all_but;
-use file_store_base::removing::ours;
+use file_store_base::removing::open_ours;
 pub use file_store_base::removing::{is_the_gems, GEMS_FOLDERS, INDEX, REMOVING};
 use file_store_base::tree::{self, Descend, DIR_FLAGS};
 
@@ -45,10 +45,7 @@ static NEXT: AtomicU64 = AtomicU64::new(0);
 /// missing. Anything else the run left under its name is moved into it first,
 /// to be removed with the rest; `None` where that cannot be done.
 fn holding(root: BorrowedFd<'_>) -> Option<OwnedFd> {
-    let open = || -> Option<OwnedFd> {
-        let fd = rustix::fs::openat(root, REMOVING, DIR_FLAGS, Mode::empty()).ok()?;
-        ours(&rustix::fs::fstat(&fd).ok()?).then_some(fd)
-    };
+    let open = || open_ours(root, REMOVING).ok().flatten();
     match rustix::fs::mkdirat(root, REMOVING, Mode::RWXU) {
         Ok(()) => return open(),
         Err(Errno::EXIST) => {}
@@ -105,13 +102,12 @@ pub fn prepare(root: BorrowedFd<'_>, most: u64) -> Option<Leftover> {
 /// Makes the store's index folder, `INDEX`, if missing, so that no run makes it
 /// first: anything else under its name is set aside, to be removed with the rest.
 fn index_folder(root: BorrowedFd<'_>) {
-    let is_ours =
-        || rustix::fs::statat(root, INDEX, AtFlags::SYMLINK_NOFOLLOW).is_ok_and(|stat| ours(&stat));
+    let is_ours = || open_ours(root, INDEX).is_ok_and(|fd| fd.is_some());
     if rustix::fs::mkdirat(root, INDEX, Mode::RWXU).is_ok() || is_ours() {
         return;
     }
-    let name = c".ruby_llm_index";
-    if set_aside(root, root, name, || Err(Errno::EXIST)).is_ok() {
+    let name = std::ffi::CString::new(INDEX).expect("a name without a NUL byte");
+    if set_aside(root, root, &name, || Err(Errno::EXIST)).is_ok() {
         let _ = rustix::fs::mkdirat(root, INDEX, Mode::RWXU);
     }
 }

@@ -6,8 +6,8 @@ module RubyLLM
     # A store's ranked search in words (Native::PassageIndex), kept in memory beside
     # the store object and built on first use from the text the model reads: a
     # file's own text, or its converter's. Where the store keeps one (a folder
-    # store, in its hidden .ruby_llm_index; an Active Storage store, in a blob of
-    # its chat's), the index saved by an earlier search, in this process or
+    # store, in its hidden .ruby_llm_index; an Active Storage store, in a row of
+    # its owner's at SAVED_PATH), the index saved by an earlier search, in this process or
     # another, is read back first, and saved again after a search that changed it.
     # Before each search every file's version is compared with the one it was
     # indexed at, changed files are indexed again and deleted ones removed, so no
