@@ -170,28 +170,33 @@ RSpec.describe RubyLLM::FileStore::CodeRunner do
     expect(runner.run(language: 'shell', code: 'sleep 5').to_s).to start_with('Timed out')
   end
 
-  it 'leaves no zombie in an app that is PID 1 after timed-out runs and runs that leave a process behind' do
+  it 'leaves an app that is PID 1 no zombie and nothing to wait for after 100 timed-out runs, some leaving processes' do
     unshare = %w[unshare --pid --fork --mount-proc]
     skip 'needs unshare --pid' unless system(*unshare, 'true', err: File::NULL)
     lib = File.expand_path('../../../lib', __dir__)
     script = <<~RUBY
       $LOAD_PATH.unshift(#{lib.inspect})
       require 'ruby_llm/file_store'
+      require 'timeout'
       store = RubyLLM.file_store.memory
-      runners = [false, true].map { |sandbox| RubyLLM::FileStore::CodeRunner.new(store, shell: true, sandbox:, timeout: 0.5) }
+      runners = [false, true].map { |sandbox| RubyLLM::FileStore::CodeRunner.new(store, shell: true, sandbox:, timeout: 0.2) }
       runners.pop unless system('bwrap', '--ro-bind', '/', '/', 'true', err: File::NULL)
+      waits = -> { [(Timeout.timeout(5) { Process.waitall } rescue 'hung'), (Process.wait(-1, Process::WNOHANG) rescue Errno::ECHILD)] }
+      during = nil
       runners.each do |runner|
-        5.times do
+        (50 / runners.size).times do |n|
           runner.run(language: 'shell', code: 'sleep 30 & sleep 30 & sleep 30')
-          runner.run(language: 'shell', code: '(sleep 30 &); true')
+          running = Thread.new { runner.run(language: 'shell', code: '(sleep 30 &); sleep 30') }
+          during = waits.call if n == 3
+          running.join
         end
       end
       sleep 0.5
       zombies = Dir['/proc/[0-9]*/stat'].count { |stat| File.read(stat).split(') ').last.start_with?('Z') rescue false }
-      puts "pid \#{Process.pid}, runners \#{runners.size}, zombies \#{zombies}"
+      puts "pid \#{Process.pid}, runners \#{runners.size}, waits \#{during.inspect} \#{waits.call.inspect}, zombies \#{zombies}"
     RUBY
     output, = Open3.capture2e(*unshare, RbConfig.ruby, *RubyLLMPath.ruby_options, '-e', script)
-    expect(output).to match(/\Apid 1, runners [12], zombies 0\n\z/)
+    expect(output).to match(/\Apid 1, runners [12], waits \[\[\], Errno::ECHILD\] \[\[\], Errno::ECHILD\], zombies 0\n\z/)
   end
 
   it 'runs code in no child of the app: Process.waitall returns at once, and a process forked mid-run runs its own' do

@@ -9,7 +9,15 @@
 //! supervisor is then no child of the app at all, and the app reaps the
 //! short-lived one itself (only `waitpid` with `__WALL` reaps such a child).
 //!
-//! Every clone here is a vfork, as `posix_spawn` makes one: the child shares the
+//! An app that adopts orphans itself (PID 1 of its namespace, or a child
+//! subreaper) would adopt that supervisor, as the child of an exit signal its
+//! parent's end gives it, and every worker a killed supervisor leaves. There the
+//! supervisor is started by a keeper ([`Start::Kept`]): a copy of the app made
+//! with no exit signal that never runs a program, so it stays one no wait of the
+//! app sees, even once ended, and adopts and reaps whatever the supervisor leaves;
+//! the app reaps it with `__WALL` once it has ended ([`ended`]).
+//!
+//! Every other clone here is a vfork, as `posix_spawn` makes one: the child shares the
 //! caller's memory, on a stack of its own, until it runs the program, and the
 //! caller's thread waits until then, so whether it ran is known when the clone
 //! returns, from a pipe that is never waited on. (Waiting for the pipe to close
@@ -33,6 +41,10 @@ pub enum Start {
     /// The app's supervisor: in a session of its own, its parent a child that
     /// ends at once, so the supervisor is nobody's child in the app.
     Detached,
+    /// The app's supervisor, where the app adopts orphans: the child the caller
+    /// must reap is a keeper that lives as long as the supervisor (see the
+    /// module's doc).
+    Kept,
     /// A worker of the supervisor: killed when the supervisor ends
     /// (`PR_SET_PDEATHSIG`), with the default action for every signal. (The worker
     /// makes itself the OOM killer's first choice before it reads a byte.)
@@ -65,8 +77,9 @@ pub fn null() -> io::Result<File> {
 }
 
 /// Starts `program` with an empty environment. Returns the pid of the child the
-/// caller must reap: the program's for a worker; for [`Start::Detached`] the
-/// short-lived child's, already reaped, and `None`.
+/// caller must reap: the program's for a worker, the keeper's for
+/// [`Start::Kept`]; for [`Start::Detached`] the short-lived child's, already
+/// reaped, and `None`.
 pub fn start(program: &Program) -> io::Result<Option<libc::pid_t>> {
     let path = CString::new(program.path.as_bytes())
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "a NUL in the path"))?;
@@ -93,17 +106,26 @@ pub fn start(program: &Program) -> io::Result<Option<libc::pid_t>> {
         parent: unsafe { libc::getpid() },
         grandchild_stack: stack_top(&mut stacks[CHILD_STACK..]),
     };
-    let pid = clone_vfork(&child, stack_top(&mut stacks[..CHILD_STACK]));
+    let stack = stack_top(&mut stacks[..CHILD_STACK]);
+    let pid = if program.start == Start::Kept {
+        clone_keeper(&child, stack)
+    } else {
+        clone_vfork(&child, stack)
+    };
     drop(report_write);
     let pid = pid?;
-    let failed = read_report(report_read);
+    let failed = if program.start == Start::Kept {
+        wait_report(report_read)
+    } else {
+        read_report(report_read)
+    };
     match program.start {
         Start::Detached => {
             // The short-lived child has ended (or ends now): reap it.
             reap(pid, false);
             failed.map_or(Ok(None), Err)
         }
-        Start::Worker => match failed {
+        Start::Worker | Start::Kept => match failed {
             None => Ok(Some(pid)),
             Some(error) => {
                 reap(pid, true);
@@ -123,15 +145,46 @@ fn stack_top(stack: &mut [u8]) -> *mut libc::c_void {
     (end & !15) as *mut libc::c_void
 }
 
-/// Starts `child` as by vfork (see the module's doc) with no exit signal, or with
-/// SIGCHLD where qemu-user refuses any other: its pid once it has run the program
-/// or ended.
+/// Starts `child` as by vfork (see the module's doc) with no exit signal: its pid
+/// once it has run the program or ended.
 fn clone_vfork(child: &Child, stack: *mut libc::c_void) -> io::Result<libc::pid_t> {
-    let flags = libc::CLONE_VM | libc::CLONE_VFORK;
+    // SAFETY: glibc's clone runs `child_main` on `stack`, the top of a buffer of
+    // CHILD_STACK bytes that `start` keeps alive until the clone returns, which with
+    // CLONE_VFORK is once the child has run its program or ended; `child` is in the
+    // caller's frame, alive as long. The child shares this memory (CLONE_VM) while
+    // this thread waits, with every signal blocked: it makes only async-signal-safe
+    // calls that write no memory but the errno of this thread, which waits
+    // (`Child::run`), and never returns.
+    unsafe { clone_quietly(child_main, child, stack, libc::CLONE_VM | libc::CLONE_VFORK) }
+}
+
+/// Starts `child` as a keeper: a copy of this process with no exit signal (see
+/// the module's doc), which reports once the program has run.
+fn clone_keeper(child: &Child, stack: *mut libc::c_void) -> io::Result<libc::pid_t> {
+    // SAFETY: with no CLONE_VM the keeper runs `keeper_main` on its own copy of this
+    // memory, `stack` and `child` included, so nothing it does reaches the app's; a copy
+    // of a process with threads may call only async-signal-safe functions, and
+    // `Child::keep` allocates nothing, takes no lock, and never returns.
+    unsafe { clone_quietly(keeper_main, child, stack, 0) }
+}
+
+/// Clones `main` with `flags` and no exit signal, or SIGCHLD where qemu-user
+/// refuses any other, every signal blocked in this thread meanwhile, so the child
+/// starts with a mask that runs none of the app's handlers.
+///
+/// # Safety
+///
+/// `main` must be sound to run on `stack` with `child` as the flags share them.
+unsafe fn clone_quietly(
+    main: extern "C" fn(*mut libc::c_void) -> libc::c_int,
+    child: &Child,
+    stack: *mut libc::c_void,
+    flags: libc::c_int,
+) -> io::Result<libc::pid_t> {
     let arg = child as *const Child as *mut libc::c_void;
     // SAFETY: `all` and `before` are local sigset_ts, set up by sigfillset before use, and
-    // pthread_sigmask only changes this thread's mask: every signal waits while the child
-    // shares this memory, and the mask is set back below whatever the clone did.
+    // pthread_sigmask only changes this thread's mask, set back below whatever the
+    // clone did.
     let mut before: libc::sigset_t = unsafe { std::mem::zeroed() };
     // SAFETY: as above.
     unsafe {
@@ -139,23 +192,77 @@ fn clone_vfork(child: &Child, stack: *mut libc::c_void) -> io::Result<libc::pid_
         libc::sigfillset(&mut all);
         libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut before);
     }
-    // SAFETY: glibc's clone runs `child_main` on `stack`, the top of a buffer of
-    // CHILD_STACK bytes that `start` keeps alive until the clone returns, which with
-    // CLONE_VFORK is once the child has run its program or ended; `arg` points to a
-    // Child in the caller's frame, alive as long. The child shares this memory
-    // (CLONE_VM) while this thread waits, with every signal blocked: it makes only
-    // async-signal-safe calls that write no memory but the errno of this thread,
-    // which waits (`Child::run`), and never returns.
-    let mut pid = unsafe { libc::clone(child_main, stack, flags, arg) };
+    // SAFETY: the caller's contract.
+    let mut pid = unsafe { libc::clone(main, stack, flags, arg) };
     if pid < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::EINVAL) {
         // Linux takes any exit signal; qemu-user emulates SIGCHLD alone.
         // SAFETY: the same clone as above, with SIGCHLD as the exit signal.
-        pid = unsafe { libc::clone(child_main, stack, flags | libc::SIGCHLD, arg) };
+        pid = unsafe { libc::clone(main, stack, flags | libc::SIGCHLD, arg) };
     }
     let failed = (pid < 0).then(io::Error::last_os_error);
     // SAFETY: sets back the mask `before` holds, a sigset_t pthread_sigmask filled.
     unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &before, std::ptr::null_mut()) };
     failed.map_or(Ok(pid), Err)
+}
+
+/// Where a keeper starts.
+extern "C" fn keeper_main(arg: *mut libc::c_void) -> libc::c_int {
+    // SAFETY: `arg` is the Child `clone_keeper` was given, in this process's own copy
+    // of the app's memory; `keep` never returns.
+    unsafe { (*(arg as *const Child)).keep() }
+}
+
+/// How long a keeper may take to say whether the program runs.
+const KEEPER_REPORTS_WITHIN: Duration = Duration::from_secs(10);
+
+/// The error number a keeper reported, or `None` once it said the program runs:
+/// four bytes, waited for, since the keeper runs beside the app.
+fn wait_report(report: OwnedFd) -> Option<io::Error> {
+    let mut fds = [libc::pollfd {
+        fd: report.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    }];
+    let deadline = std::time::Instant::now() + KEEPER_REPORTS_WITHIN;
+    let mut bytes = [0u8; 4];
+    let mut file = File::from(report);
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return Some(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the supervisor's keeper did not report",
+            ));
+        }
+        // SAFETY: poll reads and writes the one pollfd of `fds`, a live local array whose
+        // descriptor `file` keeps open.
+        if unsafe { libc::poll(fds.as_mut_ptr(), 1, left.as_millis() as i32 + 1) } <= 0 {
+            continue;
+        }
+        return match file.read(&mut bytes) {
+            Ok(4) => match i32::from_ne_bytes(bytes) {
+                0 => None,
+                errno => Some(io::Error::from_raw_os_error(errno)),
+            },
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            _ => Some(io::Error::other("the supervisor's keeper ended")),
+        };
+    }
+}
+
+/// Whether the child `pid`, one with no exit signal, has ended (and is now
+/// reaped) or is no child of this process any more.
+pub fn ended(pid: libc::pid_t) -> bool {
+    // SAFETY: wait4 with null status and rusage writes nothing.
+    let reaped = unsafe {
+        libc::wait4(
+            pid,
+            std::ptr::null_mut(),
+            libc::WNOHANG | libc::__WALL,
+            std::ptr::null_mut(),
+        )
+    };
+    reaped != 0 && !(reaped < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted)
 }
 
 /// Where a child of [`clone_vfork`] starts.
@@ -210,6 +317,7 @@ impl Child {
     unsafe fn run(&self) -> ! {
         let ran = match self.start {
             Start::Detached => self.detach(),
+            Start::Kept => self.keep(),
             Start::Worker => self.prepare_worker() && self.exec(),
         };
         let _ = ran;
@@ -236,6 +344,47 @@ impl Child {
             libc::_exit(0)
         }
         false
+    }
+
+    /// The keeper's side: in a session of its own, with none of the app's
+    /// descriptors but the ones the program needs, it clones the program's process
+    /// as `detach` does, reports, and reaps every child it has, the supervisor and
+    /// whatever it leaves (a child subreaper), until none is left.
+    unsafe fn keep(&self) -> ! {
+        let [input, output, error] = self.stdio;
+        let mut kept = [input, output, error, self.report];
+        kept.sort_unstable();
+        let mut next = 0;
+        for fd in kept {
+            if fd > next {
+                libc::syscall(libc::SYS_close_range, next as u32, (fd - 1) as u32, 0u32);
+            }
+            next = next.max(fd + 1);
+        }
+        libc::syscall(libc::SYS_close_range, next as u32, u32::MAX, 0u32);
+        if libc::setsid() < 0 || libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0 {
+            self.report_and_exit()
+        }
+        let flags = libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD;
+        let arg = self as *const Child as *mut libc::c_void;
+        let program = libc::clone(grandchild_main, self.grandchild_stack, flags, arg);
+        if program < 0 {
+            self.report_and_exit()
+        }
+        let mut status = 0;
+        // A program that could not run has reported why and ended (127).
+        let failed = libc::wait4(program, &mut status, libc::WNOHANG, std::ptr::null_mut())
+            == program
+            && libc::WIFEXITED(status)
+            && libc::WEXITSTATUS(status) == 127;
+        if !failed {
+            libc::write(self.report, 0i32.to_ne_bytes().as_ptr().cast(), 4);
+        }
+        libc::syscall(libc::SYS_close_range, 0u32, u32::MAX, 0u32);
+        while libc::wait4(-1, std::ptr::null_mut(), libc::__WALL, std::ptr::null_mut()) > 0
+            || *libc::__errno_location() == libc::EINTR
+        {}
+        libc::_exit(0)
     }
 
     /// Dies with the supervisor and takes the default action for every signal, none

@@ -40,6 +40,9 @@ pub struct Link {
     generation: u64,
     failures: u32,
     failed: Option<(Instant, String)>,
+    /// The keepers of supervisors started in an app that adopts orphans, not yet
+    /// reaped ([`Start::Kept`]).
+    keepers: Vec<libc::pid_t>,
 }
 
 impl Link {
@@ -95,7 +98,10 @@ impl Link {
         // A supervisor started from another program serves this one too: each
         // request names the worker to start.
         if self.socket.is_none() {
-            self.socket = Some(start_supervisor(program)?);
+            self.keepers.retain(|&keeper| !process::ended(keeper));
+            let (socket, keeper) = start_supervisor(program)?;
+            self.socket = Some(socket);
+            self.keepers.extend(keeper);
             self.generation += 1;
         }
         self.ask(request)
@@ -199,19 +205,36 @@ fn garbled() -> io::Error {
     )
 }
 
-/// Starts `program` as this process's supervisor: the app's end of its socket.
-fn start_supervisor(program: &Path) -> io::Result<OwnedFd> {
+/// Starts `program` as this process's supervisor: the app's end of its socket,
+/// and the keeper to reap once it has ended, where one keeps it.
+fn start_supervisor(program: &Path) -> io::Result<(OwnedFd, Option<libc::pid_t>)> {
     let (app, supervisor) = message::socket_pair()?;
     let null = process::null()?;
     // The app's pid, for whoever lists processes (the supervisor asks the socket).
     let pid = std::process::id().to_string();
-    process::start(&Program {
+    let keeper = process::start(&Program {
         path: program.as_os_str(),
         args: &[MODE, &pid],
         stdio: [supervisor.as_raw_fd(), null.as_raw_fd(), null.as_raw_fd()],
-        start: Start::Detached,
+        start: if adopts_orphans() {
+            Start::Kept
+        } else {
+            Start::Detached
+        },
     })?;
-    Ok(app)
+    Ok((app, keeper))
+}
+
+/// Whether orphans of this process's descendants come to it: it is PID 1 of its
+/// namespace (a container's app without an init) or a child subreaper.
+fn adopts_orphans() -> bool {
+    let mut subreaper: libc::c_int = 0;
+    // SAFETY: getpid reads no memory; PR_GET_CHILD_SUBREAPER writes one int into
+    // `subreaper`, a live local.
+    unsafe {
+        libc::getpid() == 1
+            || (libc::prctl(libc::PR_GET_CHILD_SUBREAPER, &mut subreaper) == 0 && subreaper != 0)
+    }
 }
 
 /// Why the worker at `program` cannot run, in words an operator acts on.

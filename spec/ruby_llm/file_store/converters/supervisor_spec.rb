@@ -164,6 +164,49 @@ RSpec.describe 'The convert supervisor', :slow do
     RubyLLM::FileStore.raise_converter_errors = nil
   end
 
+  # How an app comes to adopt orphans: as PID 1 of its namespace, or a child subreaper.
+  adopting = {
+    'PID 1' => { prefix: %w[unshare --pid --fork --mount-proc], preamble: 'raise "not PID 1" unless Process.pid == 1' },
+    'a child subreaper' => { prefix: [], preamble: <<~RUBY }
+      require 'fiddle'
+      prctl = Fiddle::Function.new(Fiddle.dlopen(nil)['prctl'], [Fiddle::TYPE_INT] * 5, Fiddle::TYPE_INT)
+      raise 'prctl' unless prctl.call(36, 1, 0, 0, 0).zero? # PR_SET_CHILD_SUBREAPER
+    RUBY
+  }
+  adopting.each do |app, how|
+    it "leaves an app that is #{app} no supervisor to wait for, nor its workers once it is killed" do
+      skip 'needs unshare --pid' unless how[:prefix].empty? || system(*how[:prefix], 'true', err: File::NULL)
+      output = ruby(<<~RUBY, prefix: how[:prefix], seconds: 120)
+        #{how[:preamble]}
+        waits = lambda do
+          reaped = Timeout.timeout(5) { Process.waitall } rescue 'hung'
+          waited = Timeout.timeout(5) { Process.wait(-1) rescue Errno::ECHILD } rescue 'hung'
+          [reaped, waited]
+        end
+        zombies = lambda do
+          Dir['/proc/[0-9]*/stat'].count do |stat|
+            fields = File.read(stat).split(') ').last.split
+            fields[0] == 'Z' && fields[1].to_i == Process.pid
+          rescue SystemCallError
+            false
+          end
+        end
+        RubyLLM::FileStore::Native.convert_html('<p>warm</p>')
+        first = waits.call
+        supervisor = Dir['/proc/[0-9]*/cmdline'].find do |cmdline|
+          File.binread(cmdline).end_with?("\\0supervise\\0\#{Process.pid}\\0") rescue false
+        end
+        Process.kill(:KILL, File.basename(File.dirname(supervisor)).to_i)
+        sleep 0.5
+        after_kill = waits.call
+        text = RubyLLM::FileStore::Native.convert_html('<p>after</p>')[:text]
+        sleep 0.5
+        puts [first, after_kill, text, zombies.call].inspect
+      RUBY
+      expect(output).to eq("[[[], Errno::ECHILD], [[], Errno::ECHILD], \"after\\n\", 0]\n")
+    end
+  end
+
   it 'keeps no zombie in an app that is PID 1, after 100 conversions cut short by Timeout' do
     unshare = %w[unshare --pid --fork --mount-proc]
     skip 'needs unshare --pid' unless system(*unshare, 'true', err: File::NULL)
