@@ -19,10 +19,11 @@ module RubyLLM
 
         # Runs the block in a transaction that holds a lock on +chat+'s row. Reentrant:
         # a nested call joins the transaction. Raises RubyLLM::FileStore::Error when the
-        # chat's row is gone.
-        def hold(chat, &block)
+        # chat's row is gone, and LockError, naming +changing+ (the path of the file the
+        # block changes, if one), when SQLite refuses the lock.
+        def hold(chat, changing: nil, &block)
           klass = chat.class
-          return sharing_connection(klass) { hold(chat, &block) } if shares_connection?(klass)
+          return sharing_connection(klass) { hold(chat, changing:, &block) } if shares_connection?(klass)
 
           synchronize(*gate_for(klass, chat.id)) do
             Interrupts.with_connection(klass.connection_pool) do |connection|
@@ -30,7 +31,7 @@ module RubyLLM
               joined = connection.transaction_open?
               owning(connection) do
                 Atomically.run(connection) do
-                  lock_row(klass, chat.id, joined:)
+                  lock_row(klass, chat.id, joined:, changing:)
                   yield
                 end
               end
@@ -110,10 +111,10 @@ module RubyLLM
         # refusal is a LockError (SQLiteWait.refusing_locked). Inside a
         # transaction already open (+joined+: another chat's lock, or the application's)
         # the row is asked for without waiting in the database (see lock_without_waiting).
-        def lock_row(klass, id, joined: false)
+        def lock_row(klass, id, joined: false, changing: nil)
           rows = klass.unscoped.where(klass.primary_key => id)
           found = if SQLiteWait.sqlite?(klass)
-                    SQLiteWait.refusing_locked("#{klass.name} #{id}") { write_row(klass, rows, id) }
+                    SQLiteWait.refusing_locked("#{klass.name} #{id}", path: changing) { write_row(klass, rows, id) }
                   elsif joined
                     lock_without_waiting(klass, rows, id)
                   else

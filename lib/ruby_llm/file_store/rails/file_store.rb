@@ -91,7 +91,7 @@ module RubyLLM
       def delete(path)
         path = FileStore.path(path)
         blob = deleted = nil
-        deleted = with_lock do
+        deleted = locked(path) do
           row = @view.row_at(path)
           raise RubyLLM::FileStore.folder_not_file(path) if row.nil? && @view.folder?(path)
 
@@ -108,8 +108,8 @@ module RubyLLM
       # interleave their edits. Reentrant. What the block writes and deletes is kept
       # only when it returns: an exception, a throw, +break+ or +return+,
       # Timeout.timeout and Thread#kill undo all of it.
-      def with_lock(&block)
-        tidying { RailsStore::ChatLock.hold(@chat, &block) }
+      def with_lock(&)
+        locked(&)
       end
 
       # The text a converter made of this version of +file+, from the row.
@@ -118,9 +118,15 @@ module RubyLLM
       end
 
       # Keeps +text+ in the row of this version of +file+, without touching updated_at.
+      # A lock refused (SQLite, inside a job's transaction another process wrote
+      # since) leaves the text unkept: the read that converted it still has it, and
+      # the next read converts again.
       def cache_text(file, text)
         # Under the lock, so a file replaced meanwhile does not get the old text.
         with_lock { text_row(file)&.keep_text(text) }
+        text
+      rescue LockError => e
+        RubyLLM.logger.debug("ruby_llm-file_store: the text of #{file.path.inspect} was not kept (#{e.message})")
         text
       end
 
@@ -153,6 +159,11 @@ module RubyLLM
           RailsStore::SQLiteWait.adopt(connection, ChatFile)
           RailsStore::Interrupts.dropping_if_cut(connection, &block)
         end
+      end
+
+      # with_lock for a change to the file at +path+, which a refusal names.
+      def locked(path = nil, &block)
+        tidying { RailsStore::ChatLock.hold(@chat, changing: path, &block) }
       end
 
       def text_row(file) = file.digest && @view.row_at(file.path, @view.scope.where(digest: file.digest))

@@ -100,18 +100,20 @@ module RubyLLM
 
         # Runs the block, the write that takes the database for +name+'s files (the
         # first of its transaction); SQLite refusing it ("database is locked") raises
-        # LockError, which the model reads as an Error:, in place of the driver's error.
+        # LockError, which the model reads as an Error:, in place of the driver's error,
+        # naming +path+ when the change is to one file (an application calling the
+        # store has no other way to tell which of its changes was not made).
         # Inside a transaction the application began and read in first, SQLite refuses
         # at once once another connection has written since that read, for no wait
         # would help (Rails before 8.0 begins deferred transactions); otherwise only
         # after the connection's timeout.
-        def refusing_locked(name)
+        def refusing_locked(name, path: nil)
           yield
         rescue ::ActiveRecord::StatementInvalid => e
           raise unless locked?(e)
 
           raise LockError, "another task is changing #{name}'s files, so the SQLite database was locked; " \
-                           'this change was not made. Try it again.'
+                           "#{path ? "the change to #{path}" : 'this change'} was not made. Try it again."
         end
 
         # Whether +error+ is, or was caused by, SQLite's "database is locked".

@@ -15,13 +15,21 @@ module RubyLLM
           row = nil
           begin
             yield if block_given?
-            db { upload.upload! }
+            db { uploading(path, upload) }
             touching(upload.uploaded_blob)
-            row = with_lock { save_row(path, upload) }
+            row = locked(path) { save_row(path, upload) }
           ensure
             finish(upload, saved: !row.nil?)
           end
           row
+        end
+
+        # The blob's row is the write's first (see Upload#upload!), the first of the
+        # application's transaction when the store is called in one: SQLite refusing it
+        # is a LockError, as the chat's lock refused would be.
+        def uploading(path, upload)
+          name = "#{@chat.class.name} #{@chat.id}"
+          RailsStore::SQLiteWait.refusing_locked(name, path:) { upload.upload! }
         end
 
         def save_row(path, upload)
