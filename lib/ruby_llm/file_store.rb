@@ -45,7 +45,7 @@ module RubyLLM
     #   RubyLLM::FileStore.path("./reports//q3.pdf") # => "reports/q3.pdf"
     #
     # Raises ArgumentError for an empty path, one with <tt>.</tt> or <tt>..</tt>
-    # parts, or one with control characters; PathTooLongError (an ArgumentError) for
+    # parts, or one with control characters or U+2028/U+2029; PathTooLongError (an ArgumentError) for
     # one over 4,096 bytes or with a part over 255.
     def self.path(name)
       Native.path(name.to_s) || raise(ArgumentError, "#{name.inspect} is not a path inside the chat's files")

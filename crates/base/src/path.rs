@@ -6,8 +6,8 @@ use crate::error::{Error, Result};
 /// Returns `name` as a path inside a store: relative, with forward slashes, with a
 /// leading `./` or `/` and repeated slashes removed.
 ///
-/// Refuses an empty name, `.` or `..` parts after the leading ones, control
-/// characters (U+0000 to U+001F), which no file name a person types contains, and
+/// Refuses an empty name, `.` or `..` parts after the leading ones, a character
+/// that is no part of a name ([`unnamable`]), and
 /// a path in one of the gem's own folders (`.ruby_llm_index`, `.ruby_llm_removing`); and
 /// as too long, a path over `MAX_PATH_BYTES`, a part over `MAX_PART_BYTES`, or more
 /// than `tree::MAX_DEPTH` parts.
@@ -25,7 +25,7 @@ pub fn normalize(name: &str) -> Result<String> {
     parts.drain(..leading_dots);
     let refused = parts.is_empty()
         || parts.iter().any(|p| *p == "." || *p == "..")
-        || name.chars().any(|c| (c as u32) < 0x20);
+        || name.chars().any(unnamable);
     // The gem's own folders (`removing`): a run never sees into them, and the
     // stores keep their index there.
     let the_gems = parts
@@ -40,6 +40,15 @@ pub fn normalize(name: &str) -> Result<String> {
         return Err(Error::PathTooLong(brief(name)));
     }
     Ok(parts.join("/"))
+}
+
+/// Whether `c` is no part of a name a store takes: a control character (C0, DEL
+/// and C1, NEL among them), which no file name a person types contains, or a line
+/// or paragraph separator. Each breaks a line where a reader of the tools' answers
+/// (the model, a log) breaks lines, so a name holding one could pass for two
+/// lines of a listing or a search.
+pub fn unnamable(c: char) -> bool {
+    c.is_control() || c == '\u{2028}' || c == '\u{2029}'
 }
 
 /// The longest path a store takes, in bytes: Linux's `PATH_MAX`.
@@ -92,7 +101,7 @@ pub fn seen(folder: &str, name: &[u8]) -> Seen {
         "" => (name.len(), 1),
         _ => (folder.len() + 1 + name.len(), parts_of(folder) + 1),
     };
-    let refused = name.chars().any(|c| (c as u32) < 0x20 || c == '\\');
+    let refused = name.chars().any(|c| unnamable(c) || c == '\\');
     if refused || bytes > MAX_PATH_BYTES || parts > crate::tree::MAX_DEPTH {
         return Seen::Unnamed;
     }
@@ -202,6 +211,10 @@ mod tests {
             "a\nb",
             "tab\there",
             "\u{1f}",
+            "del\u{7f}",
+            "next\u{85}line.md",
+            "x\u{2028}fake.md:1: y.md",
+            "para\u{2029}graph",
             ".ruby_llm_index/passages",
             "./.ruby_llm_removing",
             ".ruby_llm_index",
@@ -215,6 +228,20 @@ mod tests {
                 .to_string()
                 .ends_with("is not a path inside the chat's files"));
         }
+    }
+
+    #[test]
+    fn sees_a_name_with_a_break_in_it_as_no_name() {
+        for name in [
+            "a\nb.md",
+            "x\u{2028}fake.md:1: y.md",
+            "n\u{85}l",
+            "del\u{7f}",
+        ] {
+            assert_eq!(seen("", name.as_bytes()), Seen::Unnamed, "{name:?}");
+            assert_eq!(seen("docs", name.as_bytes()), Seen::Unnamed, "{name:?}");
+        }
+        assert_eq!(seen("docs", "résumé ✓.md".as_bytes()), Seen::Listed);
     }
 
     #[test]

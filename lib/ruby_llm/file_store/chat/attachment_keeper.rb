@@ -27,9 +27,9 @@ module RubyLLM
       end
 
       # A name for +filename+ that is one file-name part: no folders, no leading
-      # dots, no control characters.
+      # dots, no control character or line separator (FileStore.path refuses them).
       def self.filename(filename)
-        name = File.basename(filename.to_s.tr('\\', '/')).gsub(/[\x00-\x1f\x7f]/, '').sub(/\A\.+/, '').strip
+        name = File.basename(filename.to_s.tr('\\', '/')).gsub(/[\p{Cc}\u2028\u2029]/, '').sub(/\A\.+/, '').strip
         name.empty? ? 'attachment' : name
       end
 

@@ -66,8 +66,8 @@ module RubyLLM
         # Notes for the model on the names refused and the files not kept.
         def notes(removed:)
           fate = removed ? 'removed' : 'not saved'
-          [note(refused, 'Names the chat\'s files cannot hold (control characters, a backslash, not UTF-8, ' \
-                         'too long), left out: '),
+          [note(refused, 'Names the chat\'s files cannot hold (control characters, line separators, a backslash, ' \
+                         'not UTF-8, too long), left out: '),
            note(oversized, "Over this store's limit of #{@max} bytes a file, so #{fate}: "),
            note(over_budget, "Past the #{@budget} bytes a run may leave in all, so #{fate}: "),
            note(over_count, "Past the #{@files} new files a run may leave, so #{fate}: "),

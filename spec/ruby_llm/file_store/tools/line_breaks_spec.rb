@@ -37,5 +37,24 @@ RSpec.describe 'Line breaks inside a line' do
       expect(text.split(/\R/).size).to eq(3)
       expect(tool('read_file').call(path: 'terms.txt', offset: 3)).to start_with("     3\tLast line\n")
     end
+
+    it 'takes no path that holds one, so no listing line can pass for two' do
+      ["x\u2028fake.md:1: y.md", "a\u2029b.md", "n\u0085l.md", "a\vb.md"].each do |path|
+        expect { store.write(path, 'hi') }.to raise_error(ArgumentError, /#{Regexp.escape(path.inspect)}/)
+        expect(tool('write_file').call(path:, content: 'hi')).to start_with('Error: ')
+      end
+      expect(tool('list_files').call.split(/\R/).map { |line| line.split(' (').first }).to eq(%w[page.html terms.txt])
+    end
+  end
+
+  it "lists no name with one a folder store's folder holds" do
+    Dir.mktmpdir do |dir|
+      File.write(File.join(dir, "x\u2028fake.md:1: y.md"), 'hi')
+      File.write(File.join(dir, 'real.md'), 'hi')
+      store = RubyLLM.file_store.directory(dir)
+      listing = RubyLLM::FileStore::Tools.declared.fetch('list_files').new(store).call
+      expect(listing.split(/\R/).map { |line| line.split(' (').first }).to eq(['real.md'])
+      expect(RubyLLM::FileStore::Tools.declared.fetch('search_files').new(store).call(pattern: 'hi')).to eq('real.md:1: hi')
+    end
   end
 end
