@@ -182,25 +182,38 @@ pub fn prestart() -> bool {
     pool.live += 1;
     pool.prestarting = true;
     drop(pool);
+    let named = PROGRAM.load(Ordering::Acquire) as usize;
     let started = std::thread::Builder::new()
         .name("file_store prestart".into())
-        .spawn(|| prestarted(start().ok()))
+        .spawn(move || prestarted(start().ok(), named))
         .is_ok();
     if !started {
-        prestarted(None);
+        prestarted(None, named);
     }
     started
 }
 
-/// The prestart's end: its worker is idle, or its place is given back.
-fn prestarted(worker: Option<Worker>) {
+/// The prestart's end: its worker is idle, or its place is given back. A worker
+/// of a program named before another was (`named`, the program's pointer when the
+/// prestart began) ends: `set_program` ended the idle ones while it started.
+fn prestarted(worker: Option<Worker>, named: usize) {
+    let renamed = PROGRAM.load(Ordering::Acquire) as usize != named;
     let mut pool = lock(&shared().pool);
     pool.prestarting = false;
-    match worker {
-        Some(worker) => pool.idle.push(worker),
-        None => pool.live = pool.live.saturating_sub(1),
-    }
+    let outdated = match worker {
+        Some(worker) if !renamed => {
+            pool.idle.push(worker);
+            None
+        }
+        worker => {
+            pool.live = pool.live.saturating_sub(1);
+            worker
+        }
+    };
     drop(pool);
+    if let Some(worker) = outdated {
+        end_worker(worker);
+    }
     shared().freed.notify_all();
 }
 

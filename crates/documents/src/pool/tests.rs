@@ -281,3 +281,18 @@ fn a_conversion_asked_while_a_prestart_is_under_way_takes_its_worker() {
     assert_eq!(running(), 1);
     assert_eq!(worker_pids().len(), 1);
 }
+
+#[test]
+fn a_prestart_under_way_when_another_program_is_named_keeps_no_worker_of_the_old_one() {
+    let _pool = use_test_worker();
+    let real = program().unwrap();
+    end_idle();
+    assert!(prestart());
+    // Named again while the prestart starts its worker: that worker is of the
+    // program named before, which `set_program` promises no conversion uses.
+    set_program(real);
+    assert!(wait_for(|| !lock(&shared().pool).prestarting));
+    assert_eq!(running(), 0, "the outdated worker ended");
+    assert!(wait_for(|| worker_pids().is_empty()));
+    assert_eq!(convert(&[Kind::Html], b"<p>x</p>").unwrap().unwrap(), "x\n");
+}
