@@ -55,6 +55,7 @@ module RubyLLM
       @store_lock = StoreLock.new
       @text_cache = TextCache.new(CACHED_TEXTS)
       @reads = Reads::PerThread.new
+      Converters::Builtin.prestart_in_process
     end
 
     # The largest file write_file and edit_file write to this store, in bytes.

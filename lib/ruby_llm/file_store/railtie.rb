@@ -4,7 +4,10 @@ module RubyLLM
   class FileStore
     # Installs ActsAsChat (chat/acts_as_chat.rb) after ruby_llm's own Active Record
     # initializer, which is what defines acts_as_chat, and logs the gem's events to
-    # the application's log (LogSubscriber).
+    # the application's log (LogSubscriber). It starts no convert worker at boot,
+    # which every rake task and console would pay for: the first store each process
+    # makes (a Puma or job worker forked after boot included) starts one, ahead of
+    # its first conversion (Converters::Builtin.prestart_in_process).
     class Railtie < ::Rails::Railtie
       initializer 'ruby_llm_file_store.log_subscriber' do
         require_relative 'log_subscriber'

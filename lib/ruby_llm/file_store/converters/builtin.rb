@@ -25,9 +25,24 @@ module RubyLLM
 
         # Starts a convert worker, without waiting, when +config+ registers a built-in
         # converter and this process has none, so the model's first read_file of a
-        # document does not wait for one to start.
+        # document does not wait for one to start. Whether +config+ registers one.
         def prestart(config)
-          Native.converter_prestart if Converters.registry(config).values.flatten.intersect?(CONVERTERS)
+          return false unless Converters.registry(config).values.flatten.intersect?(CONVERTERS)
+
+          Native.converter_prestart
+          true
+        end
+
+        # What each new store asks, so a store made outside any chat (a job's, a tool
+        # call's) finds a worker at its first conversion: prestart with the app's
+        # registry, once per process. Keyed by pid, as the pool is: a process forked
+        # after it (a Puma worker, a job runner) has a pool of its own and starts
+        # its own worker. Every store after that costs one comparison; two threads
+        # that race here both ask, and the pool starts one worker.
+        def prestart_in_process
+          return if @prestarted_in == Process.pid
+
+          @prestarted_in = Process.pid if prestart(nil)
         end
 
         # The text +function+ of the native core reads from +attachment+, or nil.

@@ -1,7 +1,6 @@
 # frozen_string_literal: true
 
 require 'logger'
-require 'open3'
 require 'securerandom'
 require 'stringio'
 require 'timeout'
@@ -11,10 +10,10 @@ require 'timeout'
 # and what is done to a worker from outside (kill -9, SIGSTOP) is never taken for
 # the document's doing.
 RSpec.describe 'The convert supervisor', :slow do
+  include GemRuby
   include TmpDirHelper
   include Waiting
 
-  let(:lib) { File.expand_path('../../../../lib', __dir__) }
   # An HTML page a worker takes a while over, and the Ruby code that makes it, for a
   # script of its own (11 MB is too long for an argument).
   let(:page) { "<p>#{'a few words in a paragraph ' * 400_000}</p>" }
@@ -27,20 +26,6 @@ RSpec.describe 'The convert supervisor', :slow do
 
   def now
     Process.clock_gettime(Process::CLOCK_MONOTONIC)
-  end
-
-  # Runs +script+ in a Ruby of its own with the gem loaded (in +prefix+, a command
-  # such as unshare, when given): its output, or "hung" when it was still running
-  # after +seconds+ (then it is killed).
-  def ruby(script, seconds: 120, prefix: [])
-    code = "$LOAD_PATH.unshift(#{lib.inspect})\nrequire 'ruby_llm/file_store'\nrequire 'timeout'\n#{script}"
-    Open3.popen2e(*prefix, RbConfig.ruby, *RubyLLMPath.ruby_options, '-e', code, pgroup: true) do |_, out, waiter|
-      unless waiter.join(seconds)
-        Process.kill(:KILL, -waiter.pid)
-        return 'hung'
-      end
-      out.read
-    end
   end
 
   # The worker converting the document just asked for: one running that has spent
@@ -277,29 +262,6 @@ RSpec.describe 'The convert supervisor', :slow do
     conversion = Array.new(durations.size) { durations.pop }.min
     # The first of the 12 reads waited for no one: its time is one conversion's.
     expect(waits.max).to be < conversion
-  end
-
-  it 'starts a worker when a chat gets its store, which the first read_file converts in', :ruby_llm do
-    output = ruby(<<~RUBY)
-      require 'ruby_llm'
-      RubyLLM.configure { |config| config.openai_api_key = 'unused' }
-      native = RubyLLM::FileStore::Native
-      store = RubyLLM.file_store.memory
-      store.write('page.html', '<p>first words</p>')
-      none = RubyLLM.context { |config| config.file_converters = {} }
-      none.chat(model: 'gpt-4o', provider: :openai, assume_model_exists: true).with_file_store(store)
-      sleep 0.3
-      without = native.converter_workers
-      reader = RubyLLM.chat(model: 'gpt-4o', provider: :openai, assume_model_exists: true).with_file_store(store)
-      deadline = Process.clock_gettime(Process::CLOCK_MONOTONIC) + 10
-      sleep 0.01 until native.converter_workers == 1 || Process.clock_gettime(Process::CLOCK_MONOTONIC) > deadline
-      started = native.converter_workers
-      text = reader.tools[:read_file].call(path: 'page.html')
-      puts [without, started, native.converter_workers, text.include?('first words')].inspect
-    RUBY
-    # No worker for a chat whose registry has no built-in converter; one for the next,
-    # which the read converted in, starting no other.
-    expect(output).to eq("[0, 1, 1, true]\n")
   end
 
   it 'raises an error naming where the worker was looked for and why it cannot run, and keeps nothing' do
