@@ -47,13 +47,12 @@ RSpec.describe RubyLLM::FileStore::Tools::Events do
       tool('write_file').call(path: "big\u2028Started GET \"/admin\"\u0085.md", content: 'x' * 30)
 
       lines = log.string.lines
-      # 4 tool events and the refused write: one line each.
-      expect(lines.size).to eq(5)
+      # 4 tool events: one line each.
+      expect(lines.size).to eq(4)
       expect(lines).to all(match(/\A(DEBUG|WARN)   FileStore (write_file|search_files|read_file|refused)[ :]/))
       expect(lines.grep(/^Started GET/)).to be_empty
       expect(log.string).not_to match(/[\e\u2028\u0085]/)
       expect(lines.last).to include('write_file "big\u2028Started GET \"/admin\"\u0085.md": error: ')
-      expect(lines[3]).to include('refused write_file "big\u2028Started GET \"/admin\"\u0085.md" (too_large)')
     end
 
     it 'shows plain paths and messages as they are' do
