@@ -11,6 +11,7 @@ pub mod cancel;
 pub mod content_type;
 pub mod edit;
 pub mod error;
+pub mod handing_over;
 pub mod lent;
 pub mod path;
 pub mod process_local;

@@ -30,6 +30,52 @@ pub fn owned_bytes(content: RString) -> Vec<u8> {
     unsafe { content.as_slice() }.to_vec()
 }
 
+/// The bytes of a String handed in, for work done off the GVL: borrowed when the
+/// String is frozen and large, copied otherwise (see `owned_bytes`), so reading a
+/// window of a 64 MB text, or converting a large document, does not hold it twice.
+pub enum HeldBytes {
+    Borrowed(RString),
+    Owned(Vec<u8>),
+}
+
+/// Strings at least this long keep their bytes outside the object (Ruby embeds
+/// only strings of a few hundred bytes), where GC compaction never moves them.
+const BORROWED_FROM: usize = 64 * 1024;
+
+pub fn held_bytes(content: RString) -> HeldBytes {
+    if content.is_frozen() && content.len() >= BORROWED_FROM {
+        HeldBytes::Borrowed(content)
+    } else {
+        HeldBytes::Owned(owned_bytes(content))
+    }
+}
+
+impl std::ops::Deref for HeldBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            // SAFETY: no Ruby code can change a frozen String's bytes, and this one's
+            // are outside the object (BORROWED_FROM), so neither GC compaction nor
+            // another thread moves or frees them while the HeldBytes, kept in the
+            // frame that called the work (and with it the String, which the GC sees
+            // there), lives.
+            HeldBytes::Borrowed(string) => unsafe { string.as_slice() },
+            HeldBytes::Owned(bytes) => bytes,
+        }
+    }
+}
+
+/// A converted text as a Ruby String (UTF-8), copied a piece at a time with each
+/// piece's memory given back as it goes, so a 64 MB text is never held twice.
+pub fn text_string(ruby: &Ruby, text: String) -> RString {
+    let string = ruby.str_with_capacity(text.len());
+    file_store_base::handing_over::copy_releasing(text.into_bytes(), |piece| string.cat(piece));
+    // Frozen, as every text a store keeps is: a read of it borrows it (`held_bytes`).
+    string.freeze();
+    string
+}
+
 /// A path as Ruby hands it to the folder store: any String whose bytes are UTF-8.
 /// The core normalises and refuses it; Ruby raises a refusal again with the
 /// name's own `inspect`.

@@ -21,7 +21,7 @@ use magnus::{function, prelude::*, Error, RArray, RHash, RModule, RString, Ruby,
 use file_store_documents::{pool, Kind, Refusal};
 use file_store_search::tree::Reading;
 
-use crate::convert::{self, owned_bytes};
+use crate::convert;
 use crate::errors;
 use crate::named::named;
 use crate::nogvl::nogvl_retrying;
@@ -75,15 +75,16 @@ fn wall_limit() -> f64 {
 
 fn run(ruby: &Ruby, args: &[Value], kind: Kind) -> Result<RHash, Error> {
     let args = scan_args::<(RString,), (Option<u64>,), (), (), (), ()>(args)?;
-    let bytes = owned_bytes(args.required.0);
+    let held = convert::held_bytes(args.required.0);
+    let bytes: &[u8] = &held;
     let queue = args.optional.0.unwrap_or(0);
     let converted = nogvl_retrying(ruby, || {
-        pool::in_queue(queue, || pool::convert(&[kind], &bytes))
+        pool::in_queue(queue, || pool::convert(&[kind], bytes))
     })?
     .map_err(|e| errors::map(ruby, e))?;
     let stopped = matches!(converted, Err(Refusal::Stopped(_)));
     let (text, refusal) = match converted {
-        Ok(text) => (Some(text), None),
+        Ok(text) => (Some(convert::text_string(ruby, text)), None),
         Err(refusal) => (None, Some(refusal.to_string())),
     };
     named(

@@ -75,6 +75,12 @@ fn caller_paths(
     found.map_err(|e| errors::map(ruby, e))
 }
 
+/// `string`, frozen, as every text a store keeps is (see `convert::held_bytes`).
+fn frozen(string: magnus::RString) -> magnus::RString {
+    string.freeze();
+    string
+}
+
 /// The text `names`, built-in converters tried in order, read from the file at
 /// `path`, from the cache when this version was converted before: `{text:, why:,
 /// stopped:, version:}`, text nil and why given when none read it, stopped true
@@ -107,7 +113,8 @@ fn converted(
     let version = Version::new(conversion.size, conversion.mtime, digest, stamp);
     let stopped = matches!(conversion.text, Err(Refusal::Stopped(_)));
     let (text, why) = match &conversion.text {
-        Ok(text) => (Some(text.to_string()), None),
+        // The cache's own text, copied once into Ruby's string.
+        Ok(text) => (Some(frozen(ruby.str_new(text))), None),
         Err(refusal) => (None, Some(refusal.to_string())),
     };
     named(

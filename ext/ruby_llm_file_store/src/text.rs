@@ -12,7 +12,7 @@ use file_store_base::text;
 use file_store_base::version;
 use file_store_search::{self as search, Source};
 
-use crate::convert::{self, owned_bytes};
+use crate::convert::{self, held_bytes, owned_bytes};
 use crate::errors;
 use crate::named::named;
 use crate::nogvl::nogvl;
@@ -34,12 +34,12 @@ pub fn define(_ruby: &Ruby, native: RModule) -> Result<(), Error> {
 fn read_lines(ruby: &Ruby, args: &[Value]) -> Result<RHash, Error> {
     let ((bytes,), kw) = convert::keywords::<(RString,)>(args)?;
     let (offset, limit, max_chars) = convert::lines_window(kw)?;
-    let bytes = owned_bytes(bytes);
+    let held = held_bytes(bytes);
+    let bytes: &[u8] = &held;
     let size = bytes.len() as u64;
     let read = nogvl(ruby, || {
-        let reader = Reader::new(bytes.as_slice());
-        let shown = text::lines_shown(reader, size, offset, limit, max_chars)?;
-        Ok((shown, version::of_bytes(&bytes)))
+        let shown = text::lines_shown(Reader::new(bytes), size, offset, limit, max_chars)?;
+        Ok((shown, version::of_bytes(bytes)))
     })?;
     of_bytes(ruby, read)
 }
@@ -49,11 +49,12 @@ fn read_lines(ruby: &Ruby, args: &[Value]) -> Result<RHash, Error> {
 fn read_chars(ruby: &Ruby, args: &[Value]) -> Result<RHash, Error> {
     let ((bytes,), kw) = convert::keywords::<(RString,)>(args)?;
     let (offset, limit) = convert::chars_window(kw)?;
-    let bytes = owned_bytes(bytes);
+    let held = held_bytes(bytes);
+    let bytes: &[u8] = &held;
     let size = bytes.len() as u64;
     let read = nogvl(ruby, || {
-        let shown = text::chars_shown(Reader::new(bytes.as_slice()), size, offset, limit)?;
-        Ok((shown, version::of_bytes(&bytes)))
+        let shown = text::chars_shown(Reader::new(bytes), size, offset, limit)?;
+        Ok((shown, version::of_bytes(bytes)))
     })?;
     of_bytes(ruby, read)
 }
@@ -68,10 +69,11 @@ fn of_bytes(
 }
 
 /// The version of `bytes` (`version::of_bytes`): their digest, or nil past the
-/// digest limit. Hashed off the GVL, from a copy.
+/// digest limit. Hashed off the GVL (see `convert::held_bytes`).
 fn version_of_bytes(ruby: &Ruby, bytes: RString) -> Result<Option<String>, Error> {
-    let bytes = owned_bytes(bytes);
-    nogvl(ruby, || version::of_bytes(&bytes))
+    let held = held_bytes(bytes);
+    let bytes: &[u8] = &held;
+    nogvl(ruby, || version::of_bytes(bytes))
 }
 
 fn binary(bytes: RString) -> bool {

@@ -62,4 +62,35 @@ RSpec.describe 'Memory on large files', :large do
     expect(out).to include("1 file skipped: huge.pdf could not be read: #{refusal}")
     expect(out.lines.last.to_i).to be_between(1, 255)
   end
+
+  # A 500 KB .docx whose text is 59 MB: the app once held it two and three times
+  # over (the worker's answer, Ruby's copy, and a copy for each window read).
+  {
+    'memory' => ['RubyLLM.file_store.memory', 1.25],
+    'folder' => ['RubyLLM::FileStore::Directory.new(ROOT)', 2.25]
+  }.each do |kind, (store, times)|
+    it "holds a document's 59 MB text at most #{times} times while a #{kind} store converts and reads it" do
+      out, status = Open3.capture2e(RbConfig.ruby, '-I', lib, '-e', <<~RUBY)
+        require 'ruby_llm/file_store'
+        require #{File.expand_path('../../support/hostile_documents', __dir__).inspect}
+        peak = -> { File.read('/proc/self/status')[/VmHWM:\\s+(\\d+)/, 1].to_i * 1024 }
+        unit = "<w:p><w:r><w:t>\#{'lorem ipsum ' * 40}</w:t></w:r></w:p>"
+        docx = HostileDocuments.zip([['word/document.xml', *HostileDocuments.deflated_repeat(unit, 130_000)]])
+        store = #{store.sub('ROOT', root.inspect)}
+        store.write('big.docx', docx)
+        GC.start
+        File.write('/proc/self/clear_refs', '5')
+        before = peak.call
+        shown = RubyLLM::FileStore::Tools::ReadFile.new(store).call(path: 'big.docx', offset: 100_000, limit: 2)
+        held = peak.call - before
+        puts [shown[/^ *100000\\t/] ? 'read' : shown[0, 80], store.text('big.docx').bytesize, held].join(' ')
+      RUBY
+      expect(status).to be_success, out
+      read, text, held = out.split
+      expect(read).to eq('read')
+      expect(text.to_i).to be > 50 << 20
+      warn "#{kind}: #{(held.to_f / text.to_i).round(2)} times the text" if ENV['VERBOSE']
+      expect(held.to_f / text.to_i).to be < times
+    end
+  end
 end

@@ -72,9 +72,16 @@ module RubyLLM
         def lines(file, text, offset, limit)
           offset = integer(offset, 'offset', minimum: 1) || 1
           limit = integer(limit, 'limit', minimum: 1) || DEFAULT_LINES
-          return Native.read_lines(text.b, offset:, limit:, max_chars: MAX_LINE_CHARACTERS) if text
+          return Native.read_lines(bytes_of(text), offset:, limit:, max_chars: MAX_LINE_CHARACTERS) if text
 
           store.read_lines(file.path, offset:, limit:, max_chars: MAX_LINE_CHARACTERS)
+        end
+
+        # +text+ as the core reads it, its bytes: a frozen text (every one the core
+        # converted) as it is, since the core borrows a frozen String rather than
+        # copy it, and a converted text may be 64 MB.
+        def bytes_of(text)
+          text.frozen? ? text : text.b
         end
 
         # The window of characters, as #lines gives lines. The core keeps a window
@@ -82,7 +89,7 @@ module RubyLLM
         def characters(file, text, offset, limit)
           offset = integer(offset, 'offset', minimum: 0) || 0
           limit = integer(limit, 'limit', minimum: 1) || DEFAULT_CHARACTERS
-          return Native.read_chars(text.b, offset:, limit:) if text
+          return Native.read_chars(bytes_of(text), offset:, limit:) if text
 
           store.read_chars(file.path, offset:, limit:)
         end
