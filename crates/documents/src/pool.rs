@@ -24,6 +24,7 @@
 //! A process forked from the app (a Puma or Unicorn worker) has a pool and a
 //! supervisor of its own ([`PerProcess`]).
 
+mod ended;
 pub(crate) mod link;
 mod worker;
 
@@ -35,9 +36,10 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
 use file_store_convert::supervisor::process::Ended;
-use file_store_convert::worker::{CPU_LIMIT, MEMORY_LIMIT};
+use file_store_convert::worker::CPU_LIMIT;
 use file_store_convert::{Converted, Kind, Refusal};
 
+use ended::{stopped, Stop};
 use file_store_base::cancel;
 use file_store_base::error::{Error, Result};
 use file_store_base::process_local::PerProcess;
@@ -228,48 +230,6 @@ pub fn end_idle() {
     for worker in idle {
         lock(&shared().pool).live -= 1;
         end_worker(worker);
-    }
-}
-
-/// How a worker that ended without answering ended: by its document, or not.
-enum Stop {
-    Document(String),
-    Outside(String),
-}
-
-/// What a worker's end says of its document.
-fn stopped(ended: Option<Ended>) -> Stop {
-    let Some(Ended { status, cpu }) = ended else {
-        return Stop::Outside("the convert supervisor ended while a worker converted".into());
-    };
-    let cpu_limit = || {
-        Stop::Document(format!(
-            "the document takes more than {} seconds of CPU to convert",
-            CPU_LIMIT.as_secs()
-        ))
-    };
-    if !libc::WIFSIGNALED(status) {
-        return Stop::Outside(format!(
-            "a convert worker ended with exit code {} without answering",
-            libc::WEXITSTATUS(status)
-        ));
-    }
-    match libc::WTERMSIG(status) {
-        libc::SIGABRT => Stop::Document(format!(
-            "the document needs more than {} GB of memory to convert",
-            MEMORY_LIMIT >> 30
-        )),
-        libc::SIGXCPU => cpu_limit(),
-        // The kernel kills at the hard CPU limit, past the soft one.
-        libc::SIGKILL if cpu >= CPU_LIMIT => cpu_limit(),
-        libc::SIGSYS => Stop::Document("the converter tried a system call it may not make".into()),
-        signal @ (libc::SIGSEGV | libc::SIGBUS | libc::SIGILL | libc::SIGFPE | libc::SIGTRAP) => {
-            Stop::Document(format!("the converter stopped (signal {signal})"))
-        }
-        signal => Stop::Outside(format!(
-            "a convert worker was stopped from outside (signal {signal}: an operator, or the OOM \
-             killer) twice in a row"
-        )),
     }
 }
 
