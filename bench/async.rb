@@ -2,7 +2,8 @@
 
 # How long the other fibers of a Fiber scheduler wait while one fiber does work that
 # takes seconds: a ticker fiber sleeps 10 ms in a loop beside a fiber that converts a
-# 1,500-page PDF, runs 2 s of code in the sandbox, or searches 5,000 files, under
+# PDF of PAGES pages (10,000 unless the variable says: about 2 s on a quiet 2-core
+# machine), runs 2 s of code in the sandbox, or searches 5,000 files, under
 # Async; the same under Async as the gem did before (the native work on the reactor's
 # thread, holding it for the work's time); and the same work on threads, with a
 # ticker thread. The figure is the
@@ -24,6 +25,7 @@ require 'timeout'
 require_relative 'support/stalls'
 
 N = Integer(ARGV.fetch(0, 3))
+PAGES = Integer(ENV.fetch('PAGES', 10_000))
 
 # Under Async with the work kept on the reactor's thread, as before: the fiber marked
 # as inside one of the store's sections (Interrupts), where the native side does not
@@ -46,8 +48,8 @@ def works(dir, sandbox)
   works = {
     # A fresh store for each conversion (no text kept from before), made before the
     # clock starts: making the PDF is Ruby's work.
-    'read_file of a 1,500-page PDF' => lambda do |way|
-      store = Stalls.pdf_store(Dir.mktmpdir('pdf', dir), 1500)
+    "read_file of a #{PAGES}-page PDF" => lambda do |way|
+      store = Stalls.pdf_store(Dir.mktmpdir('pdf', dir), PAGES)
       way.call { Stalls.convert(store) }
     end,
     'run_code of time.sleep(2)' => ->(way) { way.call { Stalls.run_code(dir, 2) } },
