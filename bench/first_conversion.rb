@@ -58,7 +58,7 @@ def read_child(pause, reader)
     #{reader}
     sleep #{pause}
     started = clock.call
-    text = read.call({ 'path' => 'report.pdf' })
+    text = read.is_a?(RubyLLM::Tool) ? read.call({ 'path' => 'report.pdf' }) : read.call(path: 'report.pdf')
     took = clock.call - started
     raise text unless text.include?('Quarterly revenue grew')
     puts took
