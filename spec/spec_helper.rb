@@ -29,6 +29,9 @@ RSpec.configure do |config|
   # bin/test fast leaves out the examples tagged :large (files of hundreds of MB, the
   # hostile documents, the convert worker's ceilings) and :slow (threads, processes and
   # interrupts counted by the thousand), each seconds long; bin/test runs them all.
+  # bin/test-databases runs the :storm ones (interrupt storms into a pool's threads, 8
+  # to 12 s here, RUBY_LLM_FILE_STORE_STORM_SECONDS there) a second time on each
+  # database, with the blobs on the Disk service instead of S3.
 
   # STRESS=1 runs the examples tagged :native, which drive the binding directly,
   # under GC.stress, where a value the binding forgot to keep alive is collected at

@@ -72,6 +72,12 @@ module ActiveStorageServers
     end
   end
 
+  # The keys of the stored objects that no blob row names: nothing finds them, and
+  # RubyLLM::ActiveRecord::Tidy removes only what a row of the store's names.
+  def objects_without_row
+    stored_keys - ActiveStorage::Blob.pluck(:key)
+  end
+
   # The keys of the objects in the S3 bucket, or of the files on the Disk service.
   def stored_keys
     service = ActiveStorage::Blob.service

@@ -16,22 +16,23 @@ module InterruptStorm
 
   module_function
 
-  # Runs +count+ calls of the block (given a Random) from +workers+ threads, each call
-  # stopped by one of +kinds+ after a random delay of up to +longest+ seconds (those
-  # that finish first are not stopped). Returns how many calls each kind was sent to.
-  def run(count:, workers:, longest:, seed:, kinds: KINDS, &work)
-    sent = Hash.new(0)
-    jobs = Queue.new
-    rng = Random.new(seed)
-    count.times do
-      kind = kinds[rng.rand(kinds.size)]
-      sent[kind] += 1
-      jobs << [kind, rng.rand(0.0..longest), rng.rand(2**31)]
-    end
-    workers.times { jobs << nil }
+  # Runs +count+ calls of the block (given a Random), or as many as +seconds+ hold,
+  # from +workers+ threads, each call stopped by one of +kinds+ after a random delay of
+  # up to +longest+ seconds (those that finish first are not stopped). Returns how many
+  # calls each kind was sent to.
+  def run(workers:, longest:, seed:, count: Float::INFINITY, seconds: nil, kinds: KINDS, &work)
+    raise ArgumentError, 'a storm needs a count or seconds' if count == Float::INFINITY && seconds.nil?
+
+    jobs = Jobs.new(Random.new(seed), kinds:, longest:, count:, seconds:)
     threads = Array.new(workers) { Thread.new { work_through(jobs, &work) } }
-    join_or_report(threads, seconds: 600)
-    sent
+    join_or_report(threads, seconds: 600 + seconds.to_f)
+    jobs.sent
+  end
+
+  # How long a spec's storm lasts: RUBY_LLM_FILE_STORE_STORM_SECONDS, which
+  # bin/test-databases sets to a minute, or +default+, short enough for the plain suite.
+  def seconds(default)
+    Float(ENV.fetch('RUBY_LLM_FILE_STORE_STORM_SECONDS', default))
   end
 
   # Joins +threads+, or fails within +seconds+ naming where each that still runs
@@ -48,7 +49,7 @@ module InterruptStorm
   end
 
   def work_through(jobs, &work)
-    while (job = jobs.pop)
+    while (job = jobs.next_job)
       kind, delay, job_seed = job
       interrupted(kind, delay) { work.call(Random.new(job_seed)) }
     end

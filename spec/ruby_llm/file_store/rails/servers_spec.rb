@@ -15,9 +15,7 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore on the application database and
   end
 
   # Objects on the service that no blob row names.
-  def orphan_objects
-    ActiveStorageServers.stored_keys - ActiveStorage::Blob.pluck(:key)
-  end
+  def orphan_objects = ActiveStorageServers.objects_without_row
 
   it 'keeps paths that differ only by case or Unicode normalisation apart' do
     store = RubyLLM.file_store.active_storage(chat)

@@ -10,7 +10,7 @@ require 'tmpdir'
 # RubyLLM::ActiveRecord::Tidy removes all of it and nothing a file uses. Another
 # application sharing the Disk root or the bucket (its own database) keeps every object
 # and temporary file of its own. On SQLite here, on PostgreSQL and MariaDB with S3 in
-# bin/test-databases.
+# bin/test-databases (the storms on the Disk service too).
 RSpec.describe 'RubyLLM::ActiveRecord::Tidy', :rails do
   let(:tidy) { RubyLLM::ActiveRecord::Tidy }
   let(:chat) { Chat.create!(model_id: 'gpt-4.1-mini') }
@@ -207,10 +207,11 @@ RSpec.describe 'RubyLLM::ActiveRecord::Tidy', :rails do
   # Storms of interrupts into 6 threads sharing a pool of 5 connections, in a child
   # process: Timeout.timeout (its own error or the application's) or Thread#raise
   # with the application's error, landing anywhere in writes, deletes and with_lock
-  # edits of two chats. A minute each where bin/test-databases runs them.
-  describe 'after storms of interrupts' do
+  # edits of two chats. A minute each where bin/test-databases runs them, on S3 and on
+  # the Disk service (tagged :storm, the examples it runs on Disk).
+  describe 'after storms of interrupts', :storm do
     let(:chats) { Array.new(2) { Chat.create!(model_id: 'gpt-4.1-mini') } }
-    let(:seconds) { ActiveStorageServers.url ? 60 : 8 }
+    let(:seconds) { InterruptStorm.seconds(8) }
     let(:contents) { Array.new(3) { |i| ("#{i}\n" * 40_000).b } }
 
     def now = Process.clock_gettime(Process::CLOCK_MONOTONIC)
