@@ -16,7 +16,12 @@ use std::time::Duration;
 
 use rustix::fs::{Mode, OFlags};
 
+use super::held;
+
 static NEXT: AtomicU64 = AtomicU64::new(0);
+
+/// How the name of every run cgroup starts.
+const PREFIX: &str = "ruby_llm_run_";
 
 /// One cgroup made for one run, removed after it.
 struct Group {
@@ -208,47 +213,21 @@ impl Drop for Groups {
     }
 }
 
-/// A new run cgroup in `base`, its folder open and locked; None where none can be
-/// made. The name (this process's pid, a count and 64 random bits) is never another
-/// run's, in any PID namespace: two apps that are each PID 1 share a base. A name
-/// taken meanwhile, or a folder a sweep removed before the lock was taken, is
-/// tried again under another name.
+/// A new run cgroup in `base`, its folder open and locked (`held`); None where
+/// none can be made. The name (this process's pid, a count and 64 random bits) is
+/// never another run's, in any PID namespace: two apps that are each PID 1 share a
+/// base.
 fn make_held(base: &Path) -> Option<(PathBuf, OwnedFd)> {
-    for _ in 0..3 {
+    held::made(|| {
         let path = base.join(format!(
-            "ruby_llm_run_{}_{}_{:016x}",
+            "{PREFIX}{}_{}_{:016x}",
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed),
             random()
         ));
-        match std::fs::create_dir(&path) {
-            Ok(()) => {}
-            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(_) => return None,
-        }
-        // A sweep removes a cgroup only while it holds the lock, so once this
-        // process holds it the folder is either there for good or gone already.
-        match lock(&path) {
-            Some(held) if path.exists() => return Some((path, held)),
-            _ => {
-                let _ = std::fs::remove_dir(&path);
-            }
-        }
-    }
-    None
-}
-
-/// The folder at `path`, open and locked without waiting; None when it is gone
-/// or another open file holds its lock.
-fn lock(path: &Path) -> Option<OwnedFd> {
-    let dir = rustix::fs::open(
-        path,
-        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-        Mode::empty(),
-    )
-    .ok()?;
-    rustix::fs::flock(&dir, rustix::fs::FlockOperation::NonBlockingLockExclusive).ok()?;
-    Some(dir)
+        std::fs::create_dir(&path).map(|()| path)
+    })
+    .ok()
 }
 
 /// 64 bits no other process can guess: the standard library's hash keys are
@@ -261,26 +240,12 @@ fn random() -> u64 {
 }
 
 /// Removes the run cgroups in `base` that an app killed mid-run left. Each costs
-/// the host a cgroup for good otherwise. A live run holds its cgroup's lock
-/// (`make_held`) in whichever PID namespace its app runs, so only a cgroup whose
-/// lock nobody holds goes, removed while this process holds it; and only an
-/// empty one (rmdir refuses the others): nothing in one is killed. A killed app's
-/// runs are gone already, its bubblewrap having died with it.
+/// the host a cgroup for good otherwise. Only those no live run holds go
+/// (`held`), and only empty ones (rmdir refuses the others): nothing in one is
+/// killed. A killed app's runs are gone already, its bubblewrap having died with
+/// it.
 fn remove_left_by_the_dead(base: &Path) {
-    let Ok(entries) = std::fs::read_dir(base) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let run = entry
-            .file_name()
-            .to_str()
-            .is_some_and(|name| name.starts_with("ruby_llm_run_"));
-        if run {
-            if let Some(_held) = lock(&entry.path()) {
-                let _ = std::fs::remove_dir(entry.path());
-            }
-        }
-    }
+    held::remove_unheld(base, PREFIX);
 }
 
 /// The number a cgroup file holds, where it holds one.

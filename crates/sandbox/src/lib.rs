@@ -11,6 +11,7 @@ mod after;
 mod before;
 mod cgroup;
 pub mod folder;
+mod held;
 mod limits;
 mod marks;
 pub mod mounts;

@@ -8,20 +8,29 @@
 //! after the run.
 
 use std::ffi::CString;
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Once};
 
+use super::held;
 use super::private::PrivateTmpfs;
 use file_store_base::error::{Error, Result};
 
 /// The most names (files, folders, links) a run's `/tmp` holds.
 pub const TMP_NAMES: u64 = 100_000;
 
+/// How the name of every run's `/tmp` folder on the host starts.
+const PREFIX: &str = "ruby_llm_tmp_";
+
 /// The run's `/tmp`, mounted on `dir` in the namespaces the run enters.
 pub(super) struct RunTmp {
     dir: PathBuf,
     /// The namespaces made for it, where the run enters none of copy mode's.
     own: Option<Arc<PrivateTmpfs>>,
+    /// The folder, open and locked (`held`) until it is removed: a sweep from
+    /// another PID namespace, where its name's pid is absent or another process,
+    /// leaves it, and with it the tmpfs mounted on it in the run's namespaces.
+    _held: OwnedFd,
 }
 
 impl RunTmp {
@@ -29,7 +38,7 @@ impl RunTmp {
     /// of `private` (copy mode's run folder) or, without them, in new ones.
     pub fn make(private: Option<&PrivateTmpfs>, bytes: u64, uid: u32, gid: u32) -> Result<RunTmp> {
         remove_left_by_the_dead();
-        let dir = made_folder()?;
+        let (dir, held) = made_folder()?;
         let options = format!("size={bytes},nr_inodes={TMP_NAMES},mode=0700,uid={uid},gid={gid}");
         let fail = |e: String| {
             let _ = std::fs::remove_dir(&dir);
@@ -49,7 +58,11 @@ impl RunTmp {
                 PrivateTmpfs::mount_with(&dir, &options).map_err(|e| fail(e.to_string()))?,
             )),
         };
-        Ok(RunTmp { dir, own })
+        Ok(RunTmp {
+            dir,
+            own,
+            _held: held,
+        })
     }
 
     /// Where bubblewrap finds it, in the namespaces the run enters.
@@ -71,41 +84,26 @@ impl Drop for RunTmp {
 }
 
 /// A new, empty folder in the temporary folder named for this process, made by
-/// `mkdtemp`, so another user of the host cannot take its name first.
-fn made_folder() -> Result<PathBuf> {
-    use std::os::unix::ffi::OsStringExt;
-    let name = format!("ruby_llm_tmp_{}_XXXXXX", std::process::id());
-    let mut template = std::env::temp_dir().join(name).into_os_string().into_vec();
-    template.push(0);
-    // SAFETY: a NUL-terminated buffer of ours, which mkdtemp fills in place.
-    if unsafe { libc::mkdtemp(template.as_mut_ptr().cast()) }.is_null() {
-        let e = std::io::Error::last_os_error();
-        return Err(Error::Sandbox(format!("cannot make the run's /tmp: {e}")));
-    }
-    template.pop();
-    Ok(PathBuf::from(std::ffi::OsString::from_vec(template)))
+/// `mkdtemp`, so another user of the host cannot take its name first, and held.
+fn made_folder() -> Result<(PathBuf, OwnedFd)> {
+    held::made(|| {
+        use std::os::unix::ffi::OsStringExt;
+        let name = format!("{PREFIX}{}_XXXXXX", std::process::id());
+        let mut template = std::env::temp_dir().join(name).into_os_string().into_vec();
+        template.push(0);
+        // SAFETY: a NUL-terminated buffer of ours, which mkdtemp fills in place.
+        if unsafe { libc::mkdtemp(template.as_mut_ptr().cast()) }.is_null() {
+            return Err(std::io::Error::last_os_error());
+        }
+        template.pop();
+        Ok(PathBuf::from(std::ffi::OsString::from_vec(template)))
+    })
+    .map_err(|e| Error::Sandbox(format!("cannot make the run's /tmp: {e}")))
 }
 
 /// Removes, once a process, the empty folders of this kind an app killed mid-run
-/// left in the temporary folder: those named for a process that is gone.
+/// left in the temporary folder: those no live run holds.
 fn remove_left_by_the_dead() {
     static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            let pid = name
-                .to_str()
-                .and_then(|n| n.strip_prefix("ruby_llm_tmp_"))
-                .and_then(|rest| rest.split('_').next())
-                .and_then(|pid| pid.parse::<u32>().ok());
-            if let Some(pid) = pid {
-                if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
-                    let _ = std::fs::remove_dir(entry.path());
-                }
-            }
-        }
-    });
+    ONCE.call_once(|| held::remove_unheld(&std::env::temp_dir(), PREFIX));
 }

@@ -1,6 +1,10 @@
 //! What the app and its supervisor say to each other on their socket, a
 //! `SOCK_SEQPACKET` pair, one message for each request and each answer.
 //!
+//! - First, unasked, once the supervisor has started: `[OK]` with a pidfd of the
+//!   supervisor attached (none on a kernel without pidfds), by which the app
+//!   continues a supervisor it gives up on, so that one stopped sees the socket
+//!   close and ends.
 //! - `[START][path]`: start a worker of the program at `path`. Answer
 //!   `[OK][id: u64 LE]` with the worker's standard input and output attached
 //!   (`SCM_RIGHTS`), or `[FAILED][errno: i32 LE]`.

@@ -46,6 +46,7 @@ pub fn serve() -> io::Result<()> {
     let socket = unsafe { OwnedFd::from_raw_fd(0) };
     let children = children_ended()?;
     let app = app_ended(socket.as_fd())?;
+    hello(socket.as_fd())?;
     let mut workers = Workers::default();
     loop {
         let watched = [
@@ -282,6 +283,20 @@ fn drain(fd: BorrowedFd) {
     // SAFETY: read writes at most `buffer.len()` bytes into `buffer`, a live local array;
     // `fd` is the signalfd, non-blocking, so the loop ends when it is empty.
     while unsafe { libc::read(fd.as_raw_fd(), buffer.as_mut_ptr().cast(), buffer.len()) } > 0 {}
+}
+
+/// Tells the app this supervisor has started, with a pidfd of itself attached
+/// where the kernel makes one: the app's way to wake a supervisor it has given up
+/// on (stopped, it would not see its socket close, and would outlive the app).
+fn hello(socket: BorrowedFd) -> io::Result<()> {
+    // SAFETY: pidfd_open takes a pid and flags and reads no memory; getpid cannot fail.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, libc::getpid(), 0) };
+    if fd < 0 {
+        return message::send(socket, &[OK], &[]);
+    }
+    // SAFETY: pidfd_open succeeded: `fd` is a new descriptor that nothing else owns.
+    let own = unsafe { OwnedFd::from_raw_fd(fd as i32) };
+    message::send(socket, &[OK], &[own.as_fd()])
 }
 
 /// A pidfd of the app at the other end of `socket`, readable when the app ends;

@@ -7,7 +7,7 @@
 //! again.
 
 use std::io;
-use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -16,7 +16,9 @@ use file_store_convert::supervisor::process::{self, Ended, Program, Start};
 use file_store_convert::supervisor::MODE;
 
 /// How long the supervisor may take to answer: past it, it is taken for gone
-/// (stopped, or starved), and a new one is started for the next conversion.
+/// (stopped, or starved), and a new one is started for the next conversion; the
+/// one given up on is continued (SIGCONT), so that it sees its socket closed and
+/// ends, with its workers, rather than outlive the app stopped.
 const ANSWER_WITHIN: Duration = Duration::from_secs(10);
 
 /// The first wait after a failure to start; each failure in a row doubles it.
@@ -35,6 +37,9 @@ pub struct Started {
 #[derive(Default)]
 pub struct Link {
     socket: Option<OwnedFd>,
+    /// A pidfd of the supervisor, which it sends when it has started (none on a
+    /// kernel without pidfds).
+    supervisor: Option<OwnedFd>,
     /// Counts the supervisors started, so a worker of one that has gone is not
     /// asked of the next.
     generation: u64,
@@ -100,8 +105,10 @@ impl Link {
         if self.socket.is_none() {
             self.keepers.retain(|&keeper| !process::ended(keeper));
             let (socket, keeper) = start_supervisor(program)?;
-            self.socket = Some(socket);
             self.keepers.extend(keeper);
+            let (_, mut pidfd) = answer_within(socket.as_fd())?;
+            self.socket = Some(socket);
+            self.supervisor = pidfd.pop();
             self.generation += 1;
         }
         self.ask(request)
@@ -134,7 +141,6 @@ impl Link {
         let mut request = vec![END];
         request.extend(id.to_le_bytes());
         let Ok((answer, _)) = self.ask(&request) else {
-            self.socket = None;
             return None;
         };
         if answer.first() != Some(&OK) {
@@ -154,41 +160,63 @@ impl Link {
 
     fn ask(&mut self, request: &[u8]) -> io::Result<(Vec<u8>, Vec<OwnedFd>)> {
         let socket = self.socket.as_ref().ok_or_else(gone)?;
-        let sent = message::send(socket.as_fd(), request, &[]).and_then(|()| {
-            let mut fds = [libc::pollfd {
-                fd: socket.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            }];
-            let deadline = Instant::now() + ANSWER_WITHIN;
-            loop {
-                let left = deadline.saturating_duration_since(Instant::now());
-                if left.is_zero() {
-                    return Err(io::Error::new(
-                        io::ErrorKind::TimedOut,
-                        "the supervisor did not answer",
-                    ));
-                }
-                // SAFETY: poll reads and writes the one pollfd of `fds`, a live local
-                // array; its descriptor is the socket, which `socket` keeps open for the
-                // call.
-                let ready = unsafe { libc::poll(fds.as_mut_ptr(), 1, left.as_millis() as i32 + 1) };
-                if ready > 0 {
-                    break;
-                }
-            }
-            let (answer, fds) = message::receive(socket.as_fd())?;
-            if answer.is_empty() {
-                return Err(gone());
-            }
-            Ok((answer, fds))
-        });
-        if sent.is_err() {
-            // Closing the socket ends the supervisor and its workers, whatever it was doing.
-            self.socket = None;
+        let asked = message::send(socket.as_fd(), request, &[])
+            .and_then(|()| answer_within(socket.as_fd()));
+        if asked.is_err() {
+            self.give_up();
         }
-        sent
+        asked
     }
+
+    /// Closes the socket, which ends the supervisor and its workers, whatever it
+    /// was doing, once it reads it: a stopped one is continued to read it.
+    fn give_up(&mut self) {
+        self.socket = None;
+        if let Some(pidfd) = self.supervisor.take() {
+            // SAFETY: pidfd_send_signal reads no memory (its siginfo is null); `pidfd`
+            // is an open pidfd, which stays valid, naming no other process, once its
+            // process has ended.
+            unsafe {
+                libc::syscall(
+                    libc::SYS_pidfd_send_signal,
+                    pidfd.as_raw_fd(),
+                    libc::SIGCONT,
+                    std::ptr::null::<libc::siginfo_t>(),
+                    0,
+                )
+            };
+        }
+    }
+}
+
+/// The supervisor's next message on `socket`, within [`ANSWER_WITHIN`].
+fn answer_within(socket: BorrowedFd) -> io::Result<(Vec<u8>, Vec<OwnedFd>)> {
+    let mut fds = [libc::pollfd {
+        fd: socket.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    }];
+    let deadline = Instant::now() + ANSWER_WITHIN;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "the supervisor did not answer",
+            ));
+        }
+        // SAFETY: poll reads and writes the one pollfd of `fds`, a live local array; its
+        // descriptor is the socket, which the caller keeps open for the call.
+        let ready = unsafe { libc::poll(fds.as_mut_ptr(), 1, left.as_millis() as i32 + 1) };
+        if ready > 0 {
+            break;
+        }
+    }
+    let (answer, fds) = message::receive(socket)?;
+    if answer.is_empty() {
+        return Err(gone());
+    }
+    Ok((answer, fds))
 }
 
 fn gone() -> io::Error {

@@ -17,7 +17,7 @@ module RubyLLM
         # must not take the run's result with it, so it is only warned about.
         def self.run_folder(bytes, files)
           remove_left_by_the_dead
-          dir = Dir.mktmpdir('ruby_llm_run')
+          dir, held = held_folder
           yield dir, Native.run_folder_tmpfs(dir, bytes:, inodes: files) || dir
         ensure
           begin
@@ -25,30 +25,59 @@ module RubyLLM
           rescue FileStore::Error, SystemCallError => e
             warn "ruby_llm-file_store: could not remove the run folder #{dir}: #{e.message}"
           end
+          held&.close
+        end
+
+        # A new run folder, open and locked (flock) until it is removed: the lock, not
+        # the pid in its name, tells a sweep in any PID namespace that it is in use (an
+        # app that is PID 1 of a container of its own sees none of another's pids).
+        # One a sweep removed before the lock was taken is made again.
+        def self.held_folder
+          3.times do
+            dir = Dir.mktmpdir('ruby_llm_run')
+            held = lock(dir)
+            return [dir, held] if held && File.identical?(dir, held)
+
+            held&.close
+          end
+          raise SandboxError, "cannot make a run folder in #{Dir.tmpdir}: each was removed as it was made"
         end
 
         # Removes, once a process, the run folders an app killed mid-run left in
-        # the temporary folder: those of ours named for a process that is gone
-        # (Dir.mktmpdir names them prefix, date, pid, random).
+        # the temporary folder: those of ours whose lock no one holds, each removed
+        # while this process holds it.
         def self.remove_left_by_the_dead
           return if @swept == Dir.tmpdir
 
           @swept = Dir.tmpdir
-          Dir.glob(File.join(Dir.tmpdir, 'ruby_llm_run*-*-*')).select { |dir| left_by_the_dead?(dir) }.each do |dir|
+          Dir.glob(File.join(Dir.tmpdir, 'ruby_llm_run*-*-*')).each do |dir|
+            next unless ours?(dir) && (held = lock(dir))
+
             Native.remove_run_folder(dir)
           rescue FileStore::Error, SystemCallError
             nil
+          ensure
+            held&.close
           end
         end
 
-        def self.left_by_the_dead?(dir)
-          pid = File.basename(dir)[/\Aruby_llm_run\d+-(\d+)-/, 1]&.to_i
-          return false if pid.nil? || pid == Process.pid || File.exist?("/proc/#{pid}")
-
+        def self.ours?(dir)
           stat = File.lstat(dir)
           stat.directory? && stat.uid == Process.uid
         rescue SystemCallError
           false
+        end
+
+        # The folder at +dir+, open and locked without waiting; nil when it is gone or
+        # another open file holds its lock.
+        def self.lock(dir)
+          held = File.new(dir, File::RDONLY | File::NOFOLLOW)
+          return held if held.flock(File::LOCK_EX | File::LOCK_NB)
+
+          held.close
+          nil
+        rescue SystemCallError
+          nil
         end
 
         def initialize(store)
