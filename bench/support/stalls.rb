@@ -7,7 +7,8 @@ require_relative '../../spec/support/text_pdf'
 
 # What bench/async.rb measures and bin/test-async checks: the longest a ticker waits
 # past its tick while other work runs beside it, in a fiber under Async or in a
-# thread; and the work itself: a PDF conversion, a code run, a search of many files.
+# thread; and the work itself: a PDF conversion, a code run, a search of many files
+# (LongWork has more).
 module Stalls
   TICK = 0.01
 

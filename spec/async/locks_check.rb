@@ -30,13 +30,7 @@ RSpec.describe 'with_lock under Async', :rails, :slow do
   def increments(id, count)
     ActiveRecord::Base.connection_pool.with_connection do
       store = RubyLLM.file_store.active_storage(Chat.find(id))
-      count.times do
-        store.with_lock do
-          number = store.read('n.txt').to_i
-          sleep 0.002
-          store.write('n.txt', (number + 1).to_s)
-        end
-      end
+      count.times { LockCounts.increment(store) }
     end
   end
 

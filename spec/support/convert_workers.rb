@@ -24,6 +24,24 @@ module ConvertWorkers
     children_named(parent || app)
   end
 
+  # The pids of +app+'s code runs' hosts: its supervisor's children started as
+  # `file_store_convert run`.
+  def hosts(app = Process.pid)
+    pids(app).select do |pid|
+      File.binread("/proc/#{pid}/cmdline").end_with?("\0run\0")
+    rescue SystemCallError
+      false
+    end
+  end
+
+  # The pids of +app+'s workers that spent CPU time converting over the next +seconds+
+  # (2 clock ticks or more: a worker waiting for its next document spends none).
+  def busy(app = Process.pid, seconds: 0.2)
+    before = (pids(app) - hosts(app)).to_h { |pid| [pid, cpu_ticks(pid)] }
+    sleep seconds
+    before.select { |pid, ticks| cpu_ticks(pid) - ticks >= 2 }.keys
+  end
+
   # The pids of +parent+'s children that are convert workers, from each process's stat.
   def children_named(parent)
     Dir['/proc/[0-9]*/stat'].filter_map do |stat|
