@@ -13,6 +13,14 @@ module ActsAsChatDB
     return if @set_up
 
     load_ruby_llm_active_record
+    create_tables_and_models
+    @set_up = true
+  end
+
+  # The tables and the application's models, once ruby_llm's ActsAs is in Active
+  # Record: here by load_ruby_llm_active_record, in a Rails application by ruby_llm's
+  # railtie (spec/async/falcon/application.rb).
+  def create_tables_and_models
     if release?
       ActsAsChatDB::Release.create_tables
       ActsAsChatDB::Release.define_models
@@ -21,7 +29,6 @@ module ActsAsChatDB
       define_models
       ActsAsChatDB::MariaDB.declare_json
     end
-    @set_up = true
   end
 
   # ruby_llm 1.16.0 keeps models and tool calls in the application's tables

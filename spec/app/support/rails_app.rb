@@ -8,16 +8,9 @@ require 'socket'
 
 # bin/rails server on 127.0.0.1, started and always stopped.
 module AppServer
-  def free_port
-    server = TCPServer.new('127.0.0.1', 0)
-    server.addr[1]
-  ensure
-    server&.close
-  end
-
   # Starts bin/rails server on 127.0.0.1 and yields its base URL; always stops it.
   def serve
-    port = free_port
+    port = FreePort.find
     log = File.join(dir, 'log', 'server.out')
     pid = Process.spawn(env, 'bin/rails', 'server', '-b', '127.0.0.1', '-p', port.to_s, chdir: dir,
                                                                                         %i[out err] => [log, 'w'], pgroup: true)
