@@ -52,12 +52,19 @@ RSpec.describe 'The convert supervisor in the environment the app gives it', :sl
       Process.kill(:STOP, stopped)
       store = RubyLLM.file_store.memory
       5.times { |n| store.write("page-\#{n}.html", "<p>page \#{n}</p>") }
+      # The one idle worker kept busy (a second of CPU), so every read below asks the
+      # stopped supervisor for a worker of its own; without it, on a loaded machine,
+      # the reads could take turns on the idle worker and never ask.
+      store.write('slow.html', "<p>slow</p><p>\#{'&amp;' * 1_000_000}</p>")
+      slow = Thread.new { RubyLLM::FileStore::Tools::ReadFile.new(store).call(path: 'slow.html', limit: 1) }
+      busy = now.call
+      sleep 0.02 until ConvertWorkers.pids.any? { |pid| ConvertWorkers.state(pid) == 'R' } || now.call - busy > 10
       started = now.call
-      # More at once than the one idle worker: the others are asked of the stopped supervisor.
       texts = Array.new(5) do |n|
         Thread.new { RubyLLM::FileStore::Tools::ReadFile.new(store).call(path: "page-\#{n}.html") }
       end.map(&:value)
       took = now.call - started
+      raise 'the slow page' unless slow.value.start_with?("     1\tslow")
       # Continued when it was given up; on a loaded machine its end may take a moment.
       waited = now.call
       sleep 0.1 while ConvertWorkers.state(stopped) == 'T' && now.call - waited < 10
