@@ -31,7 +31,7 @@
 use std::ffi::{CString, OsStr};
 use std::fs::File;
 use std::io::{self, Read};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::time::Duration;
 
@@ -218,27 +218,15 @@ const KEEPER_REPORTS_WITHIN: Duration = Duration::from_secs(10);
 /// The error number a keeper reported, or `None` once it said the program runs:
 /// four bytes, waited for, since the keeper runs beside the app.
 fn wait_report(report: OwnedFd) -> Option<io::Error> {
-    let mut fds = [libc::pollfd {
-        fd: report.as_raw_fd(),
-        events: libc::POLLIN,
-        revents: 0,
-    }];
-    let deadline = std::time::Instant::now() + KEEPER_REPORTS_WITHIN;
+    if readable_within(report.as_fd(), KEEPER_REPORTS_WITHIN).is_err() {
+        return Some(io::Error::new(
+            io::ErrorKind::TimedOut,
+            "the supervisor's keeper did not report",
+        ));
+    }
     let mut bytes = [0u8; 4];
     let mut file = File::from(report);
     loop {
-        let left = deadline.saturating_duration_since(std::time::Instant::now());
-        if left.is_zero() {
-            return Some(io::Error::new(
-                io::ErrorKind::TimedOut,
-                "the supervisor's keeper did not report",
-            ));
-        }
-        // SAFETY: poll reads and writes the one pollfd of `fds`, a live local array whose
-        // descriptor `file` keeps open.
-        if unsafe { libc::poll(fds.as_mut_ptr(), 1, left.as_millis() as i32 + 1) } <= 0 {
-            continue;
-        }
         return match file.read(&mut bytes) {
             Ok(4) => match i32::from_ne_bytes(bytes) {
                 0 => None,
@@ -247,6 +235,28 @@ fn wait_report(report: OwnedFd) -> Option<io::Error> {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             _ => Some(io::Error::other("the supervisor's keeper ended")),
         };
+    }
+}
+
+/// Waits until `fd` can be read (or its other end closed), for at most `within`;
+/// `Err` (TimedOut) past it.
+pub fn readable_within(fd: BorrowedFd, within: Duration) -> io::Result<()> {
+    let mut fds = [libc::pollfd {
+        fd: fd.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    }];
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return Err(io::ErrorKind::TimedOut.into());
+        }
+        // SAFETY: poll reads and writes the one pollfd of `fds`, a live local array; its
+        // descriptor is `fd`, which the caller keeps open for the call.
+        if unsafe { libc::poll(fds.as_mut_ptr(), 1, left.as_millis() as i32 + 1) } > 0 {
+            return Ok(());
+        }
     }
 }
 

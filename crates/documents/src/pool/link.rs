@@ -191,27 +191,8 @@ impl Link {
 
 /// The supervisor's next message on `socket`, within [`ANSWER_WITHIN`].
 fn answer_within(socket: BorrowedFd) -> io::Result<(Vec<u8>, Vec<OwnedFd>)> {
-    let mut fds = [libc::pollfd {
-        fd: socket.as_raw_fd(),
-        events: libc::POLLIN,
-        revents: 0,
-    }];
-    let deadline = Instant::now() + ANSWER_WITHIN;
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(io::Error::new(
-                io::ErrorKind::TimedOut,
-                "the supervisor did not answer",
-            ));
-        }
-        // SAFETY: poll reads and writes the one pollfd of `fds`, a live local array; its
-        // descriptor is the socket, which the caller keeps open for the call.
-        let ready = unsafe { libc::poll(fds.as_mut_ptr(), 1, left.as_millis() as i32 + 1) };
-        if ready > 0 {
-            break;
-        }
-    }
+    process::readable_within(socket, ANSWER_WITHIN)
+        .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "the supervisor did not answer"))?;
     let (answer, fds) = message::receive(socket)?;
     if answer.is_empty() {
         return Err(gone());
