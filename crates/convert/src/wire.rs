@@ -58,13 +58,19 @@ fn named(name: &str) -> &'static str {
 
 /// Sends the request to convert `bytes` with `chain`.
 pub fn write_request(out: &mut impl Write, chain: &[Kind], bytes: &[u8]) -> io::Result<()> {
+    write_request_head(out, chain, bytes.len() as u64)?;
+    out.write_all(bytes)?;
+    out.flush()
+}
+
+/// Sends the head of a request to convert a document of `size` bytes with
+/// `chain`: the caller sends the bytes after it, as it reads them.
+pub fn write_request_head(out: &mut impl Write, chain: &[Kind], size: u64) -> io::Result<()> {
     let count = u8::try_from(chain.len()).map_err(|_| invalid("too many converters"))?;
     let mut head = vec![count];
     head.extend(chain.iter().map(|kind| kind_code(*kind)));
-    head.extend((bytes.len() as u64).to_le_bytes());
-    out.write_all(&head)?;
-    out.write_all(bytes)?;
-    out.flush()
+    head.extend(size.to_le_bytes());
+    out.write_all(&head)
 }
 
 /// Reads a request: the chain and the document, or `None` when the app closed the pipe.

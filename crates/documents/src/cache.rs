@@ -18,11 +18,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
-use std::io::Read;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
-
-use sha2::{Digest, Sha256};
 
 use super::{pool, Kind, Refusal};
 use file_store_base::error::{Error, Result};
@@ -39,7 +36,7 @@ pub const MAX_CACHED_FILES: usize = 100_000;
 #[derive(Debug)]
 pub struct Conversion {
     /// The text, or why there is none.
-    pub text: std::result::Result<Arc<str>, Refusal>,
+    pub text: std::result::Result<Arc<String>, Refusal>,
     /// The SHA-256 of the bytes converted, in hex.
     pub digest: String,
     /// The size of the bytes converted.
@@ -145,9 +142,10 @@ pub fn converted(file: &File, path: &str, chain: &[Kind]) -> Result<Arc<Conversi
     }
 }
 
-/// Reads the file, converts it in a worker and keeps the answer as `key`'s.
+/// Converts the file in a worker and keeps the answer as `key`'s. The file goes
+/// to the worker a piece at a time: the app holds at most a piece of it.
 fn convert(file: &File, path: &str, key: &Key) -> Result<Arc<Conversion>> {
-    // Refused before a byte is read: the app never holds more than a conversion takes.
+    // Refused before a byte is read: a worker could not hold it.
     if let Some(refusal) = pool::too_large(key.at.size) {
         let conversion = Arc::new(Conversion {
             text: Err(refusal),
@@ -159,23 +157,31 @@ fn convert(file: &File, path: &str, key: &Key) -> Result<Arc<Conversion>> {
         lock().put(key.clone(), Arc::clone(&conversion));
         return Ok(conversion);
     }
-    let mut bytes = Vec::with_capacity(key.at.size as usize);
-    file_store_base::cancel::Reader::new(file)
-        .read_to_end(&mut bytes)
-        .map_err(|e| file_store_base::cancel::from_io(path, e))?;
-    let text = pool::convert(&key.chain, &bytes)?;
+    let document = pool::Document::File {
+        file,
+        size: key.at.size,
+        path,
+    };
+    let digest = document.digest().map_err(|e| read_error(path, e))?;
+    let text = pool::convert_document(&key.chain, document)?;
     let conversion = Arc::new(Conversion {
-        text: text.map(Arc::from),
-        digest: hex::encode(Sha256::digest(&bytes)),
-        size: bytes.len() as u64,
+        // Arc::new, not Arc::from: a text may be 64 MB, which Arc<str> would copy.
+        text: text.map(Arc::new),
+        digest: hex::encode(digest),
+        size: key.at.size,
         mtime: (key.at.mtime.0, key.at.mtime.1 as u32),
     });
-    // Bytes that are not the version measured (the file grew or shrank while it
-    // was read) are converted for this read but not kept as that version.
-    if conversion.size == key.at.size {
+    // A file changed while it was read (a write in place moves its times) is
+    // converted for this read but not kept as the version measured.
+    let unchanged = rustix::fs::fstat(file).is_ok_and(|stat| StatVersion::of(&stat) == key.at);
+    if unchanged {
         lock().put(key.clone(), Arc::clone(&conversion));
     }
     Ok(conversion)
+}
+
+fn read_error(path: &str, error: std::io::Error) -> Error {
+    file_store_base::cancel::from_io(path, pool::document::Unread::into_read_error(error))
 }
 
 /// One conversion under way, which other threads wanting the same version wait on.

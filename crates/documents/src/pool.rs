@@ -24,6 +24,7 @@
 //! A process forked from the app (a Puma or Unicorn worker) has a pool and a
 //! supervisor of its own ([`PerProcess`]).
 
+pub mod document;
 mod ended;
 pub(crate) mod link;
 mod worker;
@@ -39,6 +40,8 @@ use file_store_convert::supervisor::process::Ended;
 use file_store_convert::worker::CPU_LIMIT;
 use file_store_convert::{Converted, Kind, Refusal};
 
+pub use document::Document;
+use document::Unread;
 use ended::{stopped, Stop};
 use file_store_base::cancel;
 use file_store_base::error::{Error, Result};
@@ -106,7 +109,13 @@ pub fn in_queue<T>(queue: u64, work: impl FnOnce() -> T) -> T {
 /// Converts `bytes` with the converters of `chain`, tried in order, in a worker.
 /// `Err` when no worker could run it ([`Error::Converter`]) or the caller gave up.
 pub fn convert(chain: &[Kind], bytes: &[u8]) -> Result<Converted> {
-    if let Some(refusal) = too_large(bytes.len() as u64) {
+    convert_document(chain, Document::Bytes(bytes))
+}
+
+/// [`convert`] for a document that may be an open file, sent to the worker a
+/// piece at a time; a file that cannot be read is [`Error::Io`] naming it.
+pub fn convert_document(chain: &[Kind], document: Document) -> Result<Converted> {
+    if let Some(refusal) = too_large(document.size()) {
         return Ok(Err(refusal));
     }
     let queue = QUEUE.get();
@@ -114,7 +123,7 @@ pub fn convert(chain: &[Kind], bytes: &[u8]) -> Result<Converted> {
     loop {
         let mut worker = take(queue)?;
         SENT.fetch_add(1, Ordering::Relaxed);
-        let stop = match worker.ask(chain, bytes, wall_limit()) {
+        let stop = match worker.ask(chain, document, wall_limit()) {
             Ok(converted) => {
                 give_back(worker, queue);
                 return Ok(converted);
@@ -122,6 +131,15 @@ pub fn convert(chain: &[Kind], bytes: &[u8]) -> Result<Converted> {
             Err(error) if cancel::is_cancelled(&error) => {
                 end(worker, queue);
                 return Err(Error::Cancelled);
+            }
+            Err(error) if Unread::of(&error).is_some() => {
+                // The worker waits for the rest of a request it will never get.
+                end(worker, queue);
+                let path = match document {
+                    Document::File { path, .. } => path,
+                    Document::Bytes(_) => "the document",
+                };
+                return Err(Error::io(path, Unread::into_read_error(error)));
             }
             Err(error) if error.kind() == std::io::ErrorKind::TimedOut => {
                 end(worker, queue);

@@ -25,10 +25,10 @@ pub struct SearchOptions {
 /// Where an input's bytes come from.
 pub enum Source {
     /// Bytes already in memory.
-    Bytes(Arc<[u8]>),
+    Bytes(Shared),
     /// A converted text that was cut short, and why (the converter's `[cut: why]`):
     /// searched like bytes, and named in [`SearchOutput::partial_shown`].
-    Cut(Arc<[u8]>, String),
+    Cut(Shared, String),
     /// A file, opened on the worker thread that searches it; one that fails to open is
     /// skipped.
     File(Box<dyn FnOnce() -> io::Result<File> + Send>),
@@ -38,6 +38,55 @@ pub enum Source {
     /// Work done on the worker thread (opening a file, converting it) that gives the
     /// source to search, or why the input is skipped (`"has no text converter"`).
     Lazy(Box<dyn FnOnce() -> std::result::Result<Source, String> + Send>),
+}
+
+/// Bytes in memory shared with their owner, never copied: a converted text the
+/// cache keeps (up to 64 MB) is searched where it is.
+#[derive(Clone)]
+pub enum Shared {
+    Bytes(Arc<[u8]>),
+    Text(Arc<String>),
+}
+
+impl std::ops::Deref for Shared {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Shared::Bytes(bytes) => bytes,
+            Shared::Text(text) => text.as_bytes(),
+        }
+    }
+}
+
+impl From<Arc<[u8]>> for Shared {
+    fn from(bytes: Arc<[u8]>) -> Shared {
+        Shared::Bytes(bytes)
+    }
+}
+
+impl From<Arc<String>> for Shared {
+    fn from(text: Arc<String>) -> Shared {
+        Shared::Text(text)
+    }
+}
+
+impl From<Vec<u8>> for Shared {
+    fn from(bytes: Vec<u8>) -> Shared {
+        Shared::Bytes(bytes.into())
+    }
+}
+
+impl From<&[u8]> for Shared {
+    fn from(bytes: &[u8]) -> Shared {
+        Shared::Bytes(bytes.into())
+    }
+}
+
+impl From<&str> for Shared {
+    fn from(text: &str) -> Shared {
+        Shared::Bytes(text.as_bytes().into())
+    }
 }
 
 /// One input to search: the path shown in the output, and its bytes.

@@ -20,7 +20,7 @@ mod sink;
 pub mod tree;
 use feed::Queue;
 pub use input::{
-    SearchInput, SearchOptions, SearchOutput, Source, MAX_LINE_CHARS, MAX_SKIPPED_SHOWN,
+    SearchInput, SearchOptions, SearchOutput, Shared, Source, MAX_LINE_CHARS, MAX_SKIPPED_SHOWN,
 };
 pub use sink::BINARY;
 use sink::{search_one, Found, Searchers};

@@ -139,7 +139,7 @@ pub fn search_tree(
             count += 1;
             let path = found.path().to_string();
             let source = match given.remove(&path) {
-                Some(Ok(text)) => Source::Bytes(text),
+                Some(Ok(text)) => Source::Bytes(text.into()),
                 Some(Err(why)) => Source::Lazy(Box::new(move || Err(why))),
                 None => {
                     let plan = Arc::clone(plan);
@@ -168,8 +168,8 @@ fn prepare(found: &Found, plan: &Plan, kept: bool) -> std::result::Result<Source
             let conversion = cache::converted(&file, path, &chain).map_err(unreadable)?;
             match &conversion.text {
                 Ok(text) => Ok(match cut_reason(text) {
-                    Some(why) => Source::Cut(Arc::from(text.as_bytes()), why.to_string()),
-                    None => Source::Bytes(Arc::from(Arc::clone(text))),
+                    Some(why) => Source::Cut(Arc::clone(text).into(), why.to_string()),
+                    None => Source::Bytes(Arc::clone(text).into()),
                 }),
                 // As the Ruby layer does: a type that holds text is read as it is
                 // when its converters give nothing (a page of HTML with no text).

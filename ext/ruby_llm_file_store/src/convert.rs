@@ -179,7 +179,7 @@ pub fn search_inputs(
     for entry in entries.into_iter() {
         let (path, bytes): (String, Option<RString>) = TryConvert::try_convert(entry)?;
         let source = match bytes {
-            Some(bytes) => Source::Bytes(Arc::from(owned_bytes(bytes))),
+            Some(bytes) => Source::Bytes(owned_bytes(bytes).into()),
             None => open(path.clone()),
         };
         inputs.push(SearchInput { path, source });

@@ -7,6 +7,8 @@ use std::sync::Arc;
 use magnus::scan_args::get_kwargs;
 use magnus::{method, prelude::*, Error, RArray, RClass, RHash, Ruby, Value};
 
+use file_store_base::cancel::{self, Reader};
+use file_store_base::text;
 use file_store_base::version::{self, Version};
 use file_store_documents::{cache, pool, Refusal};
 use file_store_search::tree;
@@ -15,12 +17,13 @@ use crate::convert::{self, StorePath};
 use crate::directory::Directory;
 use crate::errors;
 use crate::named::named;
-use crate::nogvl::nogvl_retrying;
+use crate::nogvl::{nogvl, nogvl_retrying};
 
 pub fn define(class: &RClass) -> Result<(), Error> {
     class.define_method("search_tree", method!(search_tree, -1))?;
     class.define_method("caller_paths", method!(caller_paths, 2))?;
     class.define_method("converted", method!(converted, 2))?;
+    class.define_method("converted_window", method!(converted_window, -1))?;
     Ok(())
 }
 
@@ -92,26 +95,7 @@ fn converted(
     path: StorePath,
     names: Vec<String>,
 ) -> Result<RHash, Error> {
-    let path = path.0;
-    let chain = convert::chain(ruby, names)?;
-    let root = rb_self
-        .root()
-        .try_clone()
-        .map_err(|e| errors::map(ruby, e))?;
-    // The store's conversions share one queue for a worker's turn.
-    let queue = rb_self as *const Directory as u64;
-    let found = nogvl_retrying(ruby, || {
-        let file = root.open_file(&path)?;
-        // Taken before the conversion reads, as a read takes it (see
-        // `version::read_versioned`).
-        let stamp = version::stamp_if_large(&file, &path)?;
-        pool::in_queue(queue, || cache::converted(&file, &path, &chain))
-            .map(|conversion| (conversion, stamp))
-    })?;
-    let (conversion, stamp) = found.map_err(|e| errors::map(ruby, e))?;
-    let digest = Some(conversion.digest.clone());
-    let version = Version::new(conversion.size, conversion.mtime, digest, stamp);
-    let stopped = matches!(conversion.text, Err(Refusal::Stopped(_)));
+    let (conversion, stamp) = conversion(ruby, rb_self, &path.0, names)?;
     let (text, why) = match &conversion.text {
         // The cache's own text, copied once into Ruby's string.
         Ok(text) => (Some(frozen(ruby.str_new(text))), None),
@@ -122,8 +106,133 @@ fn converted(
         &[
             ("text", ruby.into_value(text)),
             ("why", ruby.into_value(why)),
-            ("stopped", ruby.into_value(stopped)),
-            ("version", convert::version(ruby, version)?),
+            ("stopped", ruby.into_value(stopped(&conversion))),
+            ("version", version_of(ruby, &conversion, stamp)?),
         ],
+    )
+}
+
+/// `converted_window(path, names[, unit:, offset:, limit:, max_chars:])`: as
+/// `converted`, with a window of the text (`unit` "lines" or "characters", as
+/// `Native.read_lines` and `read_chars` read one; no keywords for none) in place of the
+/// text, read in the cache's own copy: `{shown:, why:, stopped:, version:, bytes:,
+/// lines:}`, shown `{text:, trailer:}` or nil, bytes and lines the whole text's. Ruby never holds
+/// the text whole, which for a large document may be 64 MB.
+fn converted_window(ruby: &Ruby, rb_self: &Directory, args: &[Value]) -> Result<RHash, Error> {
+    let ((path, names), kw) = convert::keywords::<(StorePath, Vec<String>)>(args)?;
+    let unit: Option<Option<String>> = kw.delete(ruby.to_symbol("unit"))?;
+    let window = match unit.flatten().as_deref() {
+        None if kw.is_empty() => None,
+        Some("lines") => Some(Window::Lines(convert::lines_window(kw)?)),
+        Some("characters") => Some(Window::Chars(convert::chars_window(kw)?)),
+        unit => {
+            return Err(Error::new(
+                ruby.exception_arg_error(),
+                format!("unit: must be \"lines\" or \"characters\" with a window, not {unit:?}"),
+            ))
+        }
+    };
+    let (conversion, stamp) = conversion(ruby, rb_self, &path.0, names)?;
+    let (shown, why, bytes, lines) = match &conversion.text {
+        Ok(text) => {
+            let text = Arc::clone(text);
+            let (shown, lines) = nogvl(ruby, move || window_of(&text, window))?;
+            let shown = match shown {
+                Some(shown) => {
+                    let shown =
+                        shown.map_err(|e| errors::map(ruby, cancel::from_io(&path.0, e)))?;
+                    Some(named(
+                        ruby,
+                        &[
+                            ("text", ruby.into_value(shown.text)),
+                            ("trailer", ruby.into_value(shown.trailer)),
+                        ],
+                    )?)
+                }
+                None => None,
+            };
+            let bytes = conversion.text.as_ref().map_or(0, |text| text.len());
+            (shown, None, bytes, lines)
+        }
+        Err(refusal) => (None, Some(refusal.to_string()), 0, 0),
+    };
+    named(
+        ruby,
+        &[
+            ("shown", ruby.into_value(shown)),
+            ("why", ruby.into_value(why)),
+            ("stopped", ruby.into_value(stopped(&conversion))),
+            ("version", version_of(ruby, &conversion, stamp)?),
+            ("bytes", ruby.into_value(bytes)),
+            ("lines", ruby.into_value(lines)),
+        ],
+    )
+}
+
+#[derive(Clone, Copy)]
+enum Window {
+    /// Offset, limit and the most characters of a line.
+    Lines((usize, usize, usize)),
+    /// Offset and limit.
+    Chars((usize, usize)),
+}
+
+/// The window of `text`, if one is asked, and how many lines the whole text has.
+type Windowed = (Option<std::io::Result<text::Shown>>, usize);
+
+fn window_of(text: &str, window: Option<Window>) -> Windowed {
+    let bytes = text.as_bytes();
+    let size = bytes.len() as u64;
+    let shown = window.map(|window| match window {
+        Window::Lines((offset, limit, max_chars)) => {
+            text::lines_shown(Reader::new(bytes), size, offset, limit, max_chars)
+        }
+        Window::Chars((offset, limit)) => {
+            text::chars_shown(Reader::new(bytes), size, offset, limit)
+        }
+    });
+    (shown, bytes.iter().filter(|byte| **byte == b'\n').count())
+}
+
+/// What `names` made of the file at `path`, from the cache or converted now, and
+/// the stamp of a large file's version.
+fn conversion(
+    ruby: &Ruby,
+    rb_self: &Directory,
+    path: &str,
+    names: Vec<String>,
+) -> Result<(Arc<cache::Conversion>, Option<String>), Error> {
+    let chain = convert::chain(ruby, names)?;
+    let root = rb_self
+        .root()
+        .try_clone()
+        .map_err(|e| errors::map(ruby, e))?;
+    // The store's conversions share one queue for a worker's turn.
+    let queue = rb_self as *const Directory as u64;
+    let found = nogvl_retrying(ruby, || {
+        let file = root.open_file(path)?;
+        // Taken before the conversion reads, as a read takes it (see
+        // `version::read_versioned`).
+        let stamp = version::stamp_if_large(&file, path)?;
+        pool::in_queue(queue, || cache::converted(&file, path, &chain))
+            .map(|conversion| (conversion, stamp))
+    })?;
+    found.map_err(|e| errors::map(ruby, e))
+}
+
+fn stopped(conversion: &cache::Conversion) -> bool {
+    matches!(conversion.text, Err(Refusal::Stopped(_)))
+}
+
+/// The version `conversion` came from, as Ruby keeps it (see `convert::version`).
+fn version_of(
+    ruby: &Ruby,
+    conversion: &cache::Conversion,
+    stamp: Option<String>,
+) -> Result<Value, Error> {
+    let digest = Some(conversion.digest.clone());
+    convert::version(
+        ruby,
+        Version::new(conversion.size, conversion.mtime, digest, stamp),
     )
 }

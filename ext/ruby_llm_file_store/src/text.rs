@@ -1,8 +1,6 @@
 //! Module functions on Native for text Ruby hands in as bytes: windows of lines or
 //! characters, binary detection, search and edits.
 
-use std::sync::Arc;
-
 use magnus::scan_args::get_kwargs;
 use magnus::{function, prelude::*, Error, RArray, RHash, RModule, RString, Ruby, Value};
 
@@ -86,7 +84,7 @@ fn binary(bytes: RString) -> bool {
 fn search_bytes(ruby: &Ruby, entries: RArray, options: RHash) -> Result<RHash, Error> {
     let options = convert::search_options(ruby, options)?;
     // Every entry brings its bytes here; one without has nothing to search.
-    let inputs = convert::search_inputs(entries, |_| Source::Bytes(Arc::from(Vec::new())))?;
+    let inputs = convert::search_inputs(entries, |_| Source::Bytes(Vec::new().into()))?;
     let (out, options) = nogvl(ruby, move || {
         search::search(inputs, &options).map(|out| (out, options))
     })?

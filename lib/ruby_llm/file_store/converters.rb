@@ -83,8 +83,10 @@ module RubyLLM
       end
 
       # The event of a conversion that gave +text+ (nil for none).
+      # A text the core keeps (Directory::KeptText) comes with its figures set.
       def converted(event, text)
-        event.merge!(bytes_out: text.to_s.bytesize, lines: text.to_s.count("\n"))
+        event[:bytes_out] ||= text.to_s.bytesize
+        event[:lines] ||= text.to_s.count("\n")
         event[:outcome] ||= text ? :converted : :no_text
       end
 

@@ -108,7 +108,8 @@ RSpec.describe 'The events of a chat with files', :ruby_llm do
 
     expect(events(:convert)).to contain_exactly(
       include(path: 'report.pdf', converter: 'pdf', cached: nil, outcome: :converted,
-              bytes_out: chat.file_store.text('report.pdf').bytesize)
+              bytes_out: chat.file_store.text('report.pdf').bytesize,
+              lines: chat.file_store.text('report.pdf').count("\n"))
     )
   end
 

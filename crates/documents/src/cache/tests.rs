@@ -1,4 +1,5 @@
 use super::*;
+use sha2::{Digest, Sha256};
 
 fn key(ino: u64) -> Key {
     Key {
@@ -15,7 +16,7 @@ fn key(ino: u64) -> Key {
 
 fn text(len: usize) -> Arc<Conversion> {
     Arc::new(Conversion {
-        text: Ok(Arc::from("x".repeat(len))),
+        text: Ok(Arc::new("x".repeat(len))),
         digest: String::new(),
         size: 10,
         mtime: (0, 0),
@@ -80,7 +81,7 @@ fn a_file_is_converted_once_per_version() {
     std::fs::write(&path, "<p>first</p>").unwrap();
     let open = || File::open(&path).unwrap();
     let first = converted(&open(), "page.html", &[Kind::Html]).unwrap();
-    assert_eq!(first.text.as_deref(), Ok("first\n"));
+    assert_eq!(first.text.as_deref().map(String::as_str), Ok("first\n"));
     assert_eq!(first.digest, hex::encode(Sha256::digest(b"<p>first</p>")));
     let again = converted(&open(), "page.html", &[Kind::Html]).unwrap();
     assert!(
@@ -91,7 +92,7 @@ fn a_file_is_converted_once_per_version() {
     std::thread::sleep(std::time::Duration::from_millis(20));
     std::fs::write(&path, "<p>other</p>").unwrap();
     let changed = converted(&open(), "page.html", &[Kind::Html]).unwrap();
-    assert_eq!(changed.text.as_deref(), Ok("other\n"));
+    assert_eq!(changed.text.as_deref().map(String::as_str), Ok("other\n"));
     // Another chain is another conversion.
     let refused = converted(&open(), "page.html", &[Kind::Pdf]).unwrap();
     assert!(refused.text.is_err());
@@ -162,4 +163,21 @@ fn a_document_past_what_a_conversion_takes_is_refused_before_it_is_read() {
         pool::convert(&[Kind::Pdf], &bytes).unwrap(),
         Err(Refusal::Stopped(_))
     ));
+}
+
+#[test]
+fn a_files_version_is_the_digest_of_the_bytes_the_worker_read() {
+    let _pool = pool::use_test_worker();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("page.html");
+    let html: String = (0..30_000).map(|n| format!("<p>{n}</p>")).collect();
+    std::fs::write(&path, &html).unwrap();
+    let file = File::open(&path).unwrap();
+    let conversion = converted(&file, "page.html", &[Kind::Html]).unwrap();
+    assert_eq!(
+        conversion.digest,
+        hex::encode(Sha256::digest(html.as_bytes()))
+    );
+    assert_eq!(conversion.size, html.len() as u64);
+    assert!(conversion.text.as_ref().unwrap().starts_with("0\n1\n"));
 }

@@ -296,3 +296,46 @@ fn a_prestart_under_way_when_another_program_is_named_keeps_no_worker_of_the_old
     assert!(wait_for(|| worker_pids().is_empty()));
     assert_eq!(convert(&[Kind::Html], b"<p>x</p>").unwrap().unwrap(), "x\n");
 }
+
+#[test]
+fn a_file_goes_to_the_worker_a_piece_at_a_time_and_one_that_shrank_is_the_callers_error() {
+    let _pool = use_test_worker();
+    let html: String = (0..20_000).map(|n| format!("<p>line {n}</p>")).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.html");
+    std::fs::write(&path, &html).unwrap();
+    let file = std::fs::File::open(&path).unwrap();
+    let size = html.len() as u64;
+    assert!(size > 4 * 64 * 1024, "several pieces");
+    let document = Document::File {
+        file: &file,
+        size,
+        path: "long.html",
+    };
+    let from_file = convert_document(&[Kind::Html], document).unwrap().unwrap();
+    let from_bytes = convert(&[Kind::Html], html.as_bytes()).unwrap().unwrap();
+    assert_eq!(from_file, from_bytes);
+    assert!(from_file.ends_with("line 19999\n"));
+
+    // The file as measured was longer than it is when read: the worker waiting for
+    // the rest is ended, and the error names the file, not the worker.
+    let shrunk = Document::File {
+        file: &file,
+        size: size + 10,
+        path: "long.html",
+    };
+    let before = running();
+    match convert_document(&[Kind::Html], shrunk) {
+        Err(Error::Io { path, source }) => {
+            assert_eq!(path, "long.html");
+            assert_eq!(source.kind(), std::io::ErrorKind::UnexpectedEof);
+            assert!(source.to_string().contains("shorter"), "{source}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(running(), before.saturating_sub(1), "its worker ended");
+    assert_eq!(
+        convert(&[Kind::Html], b"<p>next</p>").unwrap().unwrap(),
+        "next\n"
+    );
+}

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use file_store_base::cancel;
 use file_store_convert::{wire, Converted, Kind};
 
+use super::document::Document;
 use super::link::Started;
 
 /// How often a waiting caller looks at its cancellation flag.
@@ -34,14 +35,20 @@ impl Worker {
         })
     }
 
-    /// Sends the document and reads the answer, looking at the caller's flag
-    /// while either waits; past `wall`, a `TimedOut` error.
-    pub fn ask(&mut self, chain: &[Kind], bytes: &[u8], wall: Duration) -> io::Result<Converted> {
+    /// Sends the document (a file a piece at a time) and reads the answer,
+    /// looking at the caller's flag while either waits; past `wall`, a `TimedOut` error.
+    pub fn ask(
+        &mut self,
+        chain: &[Kind],
+        document: Document,
+        wall: Duration,
+    ) -> io::Result<Converted> {
         self.served += 1;
         let deadline = Some(Instant::now() + wall);
         self.input.deadline = deadline;
         self.output.get_mut().deadline = deadline;
-        wire::write_request(&mut self.input, chain, bytes)?;
+        wire::write_request_head(&mut self.input, chain, document.size())?;
+        document.send(&mut self.input)?;
         wire::read_answer(&mut self.output)
     }
 }

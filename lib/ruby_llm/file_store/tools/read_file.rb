@@ -55,11 +55,11 @@ module RubyLLM
         # [what the model reads, the version it came from] of +file+, by how its
         # text reads (TextSource#for); a file with no text to read has no version.
         def read(file, unit, offset, limit)
-          kind, text, converted = TextSource.new(store, config).for(file)
+          kind, text, converted = TextSource.new(store, config).for(file, windows: true)
           case kind
           when :raw, :converted
             shown = unit == 'lines' ? lines(file, text, offset, limit) : characters(file, text, offset, limit)
-            [joined(shown, unit), kind == :converted ? converted : shown[:version]]
+            [joined(shown, unit), version_read(kind, text, converted, shown)]
           when :file
             FileResult.new("#{describe(file)} is attached as the file itself.", store.attachment(file.path, file:))
           else
@@ -67,11 +67,21 @@ module RubyLLM
           end
         end
 
+        # The version the window came from: a converted text's, or the version a
+        # window of a text the core keeps was read in (KeptText reads the file as it
+        # is then), or the bytes'.
+        def version_read(kind, text, converted, shown)
+          return converted if kind == :converted && !text.respond_to?(:read_lines)
+
+          shown[:version]
+        end
+
         # The window of lines the core read (a Hash: +:text+, +:trailer+,
         # +:version+), from the converted +text+ or the file itself.
         def lines(file, text, offset, limit)
           offset = integer(offset, 'offset', minimum: 1) || 1
           limit = integer(limit, 'limit', minimum: 1) || DEFAULT_LINES
+          return text.read_lines(offset:, limit:, max_chars: MAX_LINE_CHARACTERS) if text.respond_to?(:read_lines)
           return Native.read_lines(bytes_of(text), offset:, limit:, max_chars: MAX_LINE_CHARACTERS) if text
 
           store.read_lines(file.path, offset:, limit:, max_chars: MAX_LINE_CHARACTERS)
@@ -89,6 +99,7 @@ module RubyLLM
         def characters(file, text, offset, limit)
           offset = integer(offset, 'offset', minimum: 0) || 0
           limit = integer(limit, 'limit', minimum: 1) || DEFAULT_CHARACTERS
+          return text.read_chars(offset:, limit:) if text.respond_to?(:read_chars)
           return Native.read_chars(bytes_of(text), offset:, limit:) if text
 
           store.read_chars(file.path, offset:, limit:)

@@ -23,11 +23,13 @@ module RubyLLM
         end
 
         # [:raw], [:converted, text, version of the file it came from], [:file] or
-        # [:none] for +file+.
-        def for(file)
+        # [:none] for +file+. +windows+: the caller reads the text only through
+        # read_lines and read_chars (ReadFile), so a store whose core keeps the text
+        # may give it there (a Directory::KeptText) rather than copy it whole.
+        def for(file, windows: false)
           type = file.content_type.to_s
           if @registered[type]
-            text, version = @store.text_and_version(file.path, config: @config, file:)
+            text, version = text_and_version(file, windows)
             return [:converted, text, version] if text
           elsif raw?(file, type)
             return [:raw]
@@ -70,6 +72,13 @@ module RubyLLM
         end
 
         private
+
+        def text_and_version(file, windows)
+          kept = windows && @store.respond_to?(:kept_text_and_version)
+          return @store.kept_text_and_version(file.path, config: @config, file:) if kept
+
+          @store.text_and_version(file.path, config: @config, file:)
+        end
 
         def raw?(file, type)
           Converters::Text.text_file?(type, file.byte_size, @rules[type][:text]) do |bytes|

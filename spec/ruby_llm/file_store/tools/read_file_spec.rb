@@ -73,6 +73,16 @@ RSpec.describe RubyLLM::FileStore::Tools::ReadFile do
       expect(tool.call(path: 'chart.png')).to eq('chart.png (image/png, 47 bytes) has no text to read.')
     end
 
+    it "reads a converted document's lines and characters a window at a time, the new text once it changed" do
+      store.write('page.html', (1..3000).map { |n| "<p>paragraph #{n}</p>" }.join)
+      expect(tool.call(path: 'page.html', offset: 2999, limit: 5))
+        .to eq("  2999\tparagraph 2999\n  3000\tparagraph 3000\n[Showing lines 2999-3000 of 3000.]")
+      expect(tool.call(path: 'page.html', unit: 'characters', offset: 12, limit: 11))
+        .to eq("paragraph 2\n[Showing characters 12-22; more follow. Read on with offset: 23.]")
+      store.write('page.html', '<p>only this</p>')
+      expect(tool.call(path: 'page.html')).to eq("     1\tonly this")
+    end
+
     it 'reads a PDF through the built-in converter with no configuration' do
       store.write('report.pdf', File.binread(File.expand_path('../../../fixtures/report.pdf', __dir__)))
       expect(tool.call(path: 'report.pdf')).to eq("     1\t## Page 1\n     2\tQuarterly report: revenue grew 12 percent.")
