@@ -167,7 +167,7 @@ fn convert(file: &File, path: &str, key: &Key) -> Result<Arc<Conversion>> {
     let conversion = Arc::new(Conversion {
         // Arc::new, not Arc::from: a text may be 64 MB, which Arc<str> would copy.
         text: text.map(Arc::new),
-        digest: hex::encode(digest),
+        digest,
         size: key.at.size,
         mtime: (key.at.mtime.0, key.at.mtime.1 as u32),
     });

@@ -42,12 +42,11 @@ module RubyLLM
       # version it came from], kept in the store as that version's text.
       def convert_file(store, file, config:)
         Builtin.refuse_too_large(file) { candidates(registry(config), file.content_type) }
-        bytes = store.read(file.path)
-        version = Reads.version_of_bytes(bytes)
-        upload = StoredBytes.new(bytes, filename: file.filename)
-        text = in_queue(store) { convert(upload, config:, content_type: file.content_type) }
-        store.cache_text(file, text) if text && (version.nil? || version == file.digest)
-        [text, version || Reads.large_version(file)]
+        stored(store, file) do |upload, version|
+          text = in_queue(store) { convert(upload, config:, content_type: file.content_type) }
+          store.cache_text(file, text) if text && (version.nil? || version == file.digest)
+          [text, version || Reads.large_version(file)]
+        end
       end
 
       # Runs the block with the built-in conversions it starts in +store+'s queue:
@@ -183,23 +182,6 @@ module RubyLLM
         RubyLLM::Attachment.new(StringIO.new(bytes), filename:)
       end
 
-      # A file as a converter gets it: a RubyLLM::Attachment whose +content+ is the
-      # file's bytes as stored, on every ruby_llm. ruby_llm main's
-      # Attachment#content makes a text type's bytes valid UTF-8, replacing what is
-      # not, so a Latin-1 or Shift_JIS page (its charset in a <tt><meta></tt>) or a
-      # UTF-16 one would reach its converter as mojibake, where the folder store's
-      # core reads the file itself.
-      class StoredBytes < RubyLLM::Attachment
-        def initialize(bytes, filename:)
-          # Before super, which may read the content to tell its type.
-          @bytes = bytes.encoding == Encoding::BINARY ? bytes : bytes.b
-          super(StringIO.new(@bytes), filename:)
-        end
-
-        # The bytes as stored, in binary.
-        def content = @bytes
-      end
-
       # Reads a file as it is: for types that hold plain text but do not say so.
       #
       #   config.file_converters["application/x-subrip"] = RubyLLM.file_store.converter.text
@@ -213,6 +195,11 @@ module RubyLLM
         # Whether the built-in converter reads +attachment+: a text type, or a type
         # that says nothing and content without a NUL byte.
         def readable?(attachment, type = attachment.mime_type)
+          # A file on disk is sniffed, not read whole: a 200 MB PDF is no text.
+          if attachment.is_a?(StoredIO)
+            return why_not_text(type, attachment.io.size) { |bytes| attachment.io.pread(bytes, 0) }.nil?
+          end
+
           content = attachment.content.to_s
           why_not_text(type, content.bytesize) { content }.nil?
         end
@@ -282,6 +269,7 @@ module RubyLLM
   end
 end
 
+require_relative 'converters/stored'
 require_relative 'converters/registry'
 require_relative 'converters/ocr'
 require_relative 'converters/builtin'

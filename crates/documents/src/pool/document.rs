@@ -51,12 +51,13 @@ impl Document<'_> {
         Ok(())
     }
 
-    /// The SHA-256 of the document's bytes, read as [`Document::send`] reads them.
-    pub fn digest(&self) -> io::Result<sha2::digest::Output<sha2::Sha256>> {
+    /// The SHA-256 of the document's bytes, in hex, read as [`Document::send`]
+    /// reads them.
+    pub fn digest(&self) -> io::Result<String> {
         use sha2::Digest;
         let mut hasher = sha2::Sha256::new();
         self.send(&mut Hashing(&mut hasher))?;
-        Ok(hasher.finalize())
+        Ok(hex::encode(hasher.finalize()))
     }
 }
 

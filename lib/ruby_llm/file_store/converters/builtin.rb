@@ -47,12 +47,12 @@ module RubyLLM
 
         # The text +function+ of the native core reads from +attachment+, or nil.
         def convert(function, attachment)
-          bytes = attachment.content.to_s.b
-          key = [function, Digest::SHA256.digest(bytes)]
+          source, digest = source_and_digest(attachment)
+          key = [function, digest]
           why = Interrupts.guarded(STOPPED_LOCK) { STOPPED[key] }
           raise Builtin.unreadable(attachment.filename, why) if why
 
-          converted = FileStore::Native.public_send(function, bytes, Converters.queue)
+          converted = FileStore::Native.public_send(function, source, Converters.queue)
           stopped(key, converted[:refusal]) if converted[:stopped]
           raise Builtin.unreadable(attachment.filename, converted[:refusal]) if converted[:stopped]
 
@@ -64,6 +64,16 @@ module RubyLLM
         rescue FileStore::Error
           # The core failed on this file: it stays unread, like one it refused.
           nil
+        end
+
+        # What the worker reads of +attachment+, and its SHA-256: a file on disk
+        # (Converters::StoredIO) as it is, sent to the worker a piece at a time; else
+        # its bytes.
+        def source_and_digest(attachment)
+          return [attachment.io, attachment.digest] if attachment.is_a?(Converters::StoredIO)
+
+          bytes = attachment.content.to_s.b
+          [bytes, Digest::SHA256.hexdigest(bytes)]
         end
 
         # Refuses +file+ before its bytes are read (an Active Storage blob is

@@ -12,6 +12,7 @@ require_relative 'upload'
 require_relative 'view'
 require_relative 'kept_texts'
 require_relative 'kept_blobs'
+require_relative 'blob_reads'
 require_relative 'saved_passages'
 require_relative 'writing'
 
@@ -40,6 +41,7 @@ module RubyLLM
       include RailsStore::Tidying
       include RailsStore::KeptTexts
       include RailsStore::KeptBlobs
+      include RailsStore::BlobReads
       include RailsStore::SavedPassages
       include RailsStore::Writing
 

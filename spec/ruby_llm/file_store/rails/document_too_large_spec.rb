@@ -23,6 +23,22 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore with a document past the conver
     expect(read.call(path: 'huge.pdf')).to eq("Error: huge.pdf could not be read: #{refusal}")
   end
 
+  # One under the ceiling is downloaded to a file a chunk at a time (Blob#open) and
+  # goes from there to its worker a piece at a time: the app once downloaded it whole.
+  it 'converts a 200 MB PDF without holding it in the app', :large do
+    path = File.join(Dir.mktmpdir, 'large.pdf')
+    File.open(path, 'wb') { |file| file.truncate(200 << 20) }
+    File.open(path, 'rb') { |file| store.write('large.pdf', file) }
+    peak = -> { File.read('/proc/self/status')[/VmHWM:\s+(\d+)/, 1].to_i >> 10 }
+    GC.start
+    File.write('/proc/self/clear_refs', '5')
+    before = peak.call
+    expect(read.call(path: 'large.pdf')).to eq('large.pdf (application/pdf, 200 MB) has no text to read.')
+    expect(peak.call - before).to be < 32
+  ensure
+    FileUtils.rm_rf(File.dirname(path)) if path
+  end
+
   it "leaves a type that an app's own converter reads to that converter" do
     converters = RubyLLM.config.file_converters
     before = converters['application/pdf']
