@@ -1,9 +1,11 @@
 //! How long the ranked search's index takes to build from a folder of text, against
 //! two ripgrep passes over the same files: `rg --count-matches '\w+'`, which visits
 //! every word as the index's tokenizer does, and `rg -c zzzqqq`, which only reads.
-//! The build reads each file and puts it into one `Index`, in one process; each of
-//! the three is the best of `RUNS`. The files are the folder's `.py` and `.txt`
-//! files that read as UTF-8, the same list given to ripgrep by name.
+//! The build reads each file and puts it into one `Index`, in one process and one
+//! thread; ripgrep searches with a thread per core, so the word pass runs once more
+//! with one thread (`-j1`), on the build's own terms. Each is the best of `RUNS`.
+//! The files are the folder's `.py` and `.txt` files that read as UTF-8, the same
+//! list given to ripgrep by name.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -30,8 +32,7 @@ fn corpus(folder: &Path) -> Vec<(PathBuf, usize)> {
             let path = entry.path();
             if kind.is_dir() {
                 stack.push(path);
-            } else if kind.is_file() && path.extension().is_some_and(|e| e == "py" || e == "txt")
-            {
+            } else if kind.is_file() && path.extension().is_some_and(|e| e == "py" || e == "txt") {
                 if let Ok(text) = std::fs::read_to_string(&path) {
                     files.push((path, text.len()));
                 }
@@ -91,6 +92,7 @@ fn main() {
         built = (index.passages(), index.terms());
     });
     let words = best(|| ripgrep(&["--count-matches", r"\w+"], &files));
+    let words_one_thread = best(|| ripgrep(&["-j1", "--count-matches", r"\w+"], &files));
     let reading = best(|| ripgrep(&["-c", "zzzqqq"], &files));
 
     println!(
@@ -101,16 +103,27 @@ fn main() {
         built.1
     );
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    println!("index build (read and put every file): {:8.1} ms", ms(build));
+    println!(
+        "index build (read and put every file): {:8.1} ms",
+        ms(build)
+    );
     println!(
         "rg --count-matches '\\w+':               {:8.1} ms   build / this: {:.2}x",
         ms(words),
         build.as_secs_f64() / words.as_secs_f64()
     );
     println!(
+        "rg -j1 --count-matches '\\w+':           {:8.1} ms   build / this: {:.2}x",
+        ms(words_one_thread),
+        build.as_secs_f64() / words_one_thread.as_secs_f64()
+    );
+    println!(
         "rg -c 'zzzqqq':                         {:8.1} ms   build / this: {:.2}x",
         ms(reading),
         build.as_secs_f64() / reading.as_secs_f64()
     );
-    println!("best of {RUNS} each; load average after: {}", load_average());
+    println!(
+        "best of {RUNS} each; load average after: {}",
+        load_average()
+    );
 }
