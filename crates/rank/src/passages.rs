@@ -65,13 +65,13 @@ pub fn spans(text: &str) -> Vec<Span<'_>> {
     let mut at_paragraph_end = false;
     for (i, line) in text.lines().enumerate() {
         let number = u32::try_from(i + 1).unwrap_or(u32::MAX);
-        let trimmed = line.trim();
-        if trimmed.is_empty() {
+        // A line of whitespace alone has no words: no trim is needed to tell it.
+        let words = count_words(line);
+        if words == 0 {
             at_paragraph_end = true;
             continue;
         }
-        let words = count_words(trimmed);
-        let is_heading = heading_text(trimmed);
+        let is_heading = heading_text(line.trim_start());
         let full = open.as_ref().is_some_and(|o| {
             o.words + words > MAX_PASSAGE_WORDS || (at_paragraph_end && o.words >= TARGET_WORDS)
         });
@@ -131,8 +131,14 @@ fn close<'a>(
     }
 }
 
-/// The title of a Markdown heading line (`# Title` to `###### Title`).
+/// The title of a Markdown heading line (`# Title` to `###### Title`), given
+/// without the whitespace it starts with; most lines are turned away at their first
+/// byte, before the end is trimmed.
 fn heading_text(line: &str) -> Option<&str> {
+    if !line.starts_with('#') {
+        return None;
+    }
+    let line = line.trim_end();
     let hashes = line.bytes().take_while(|&b| b == b'#').count();
     if !(1..=6).contains(&hashes) {
         return None;
@@ -201,6 +207,16 @@ mod tests {
                 "{line:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_heading_is_told_on_the_line_trimmed_at_both_ends() {
+        assert_eq!(heading_text("## Setup  \t".trim_start()), Some("Setup"));
+        assert_eq!(heading_text("   # Intro ".trim_start()), Some("Intro"));
+        assert_eq!(heading_text("# ".trim_start()), None);
+        assert_eq!(heading_text("#\u{a0}".trim_start()), None);
+        assert_eq!(heading_text("####### seven".trim_start()), None);
+        assert_eq!(heading_text("text # not".trim_start()), None);
     }
 
     #[test]

@@ -150,7 +150,9 @@ const fn stop_keys() -> [u64; STOP_WORDS.len()] {
 /// A light English stemmer (plurals, -ing, -ed, -ly): "queries" and "query",
 /// "running" and "runs" meet; words of three letters or fewer are kept as they are.
 fn stem(word: &mut String) {
-    if word.len() <= 3 || !word.is_ascii() {
+    // Every suffix below ends in one of these letters, and most words in none.
+    let last = word.as_bytes().last();
+    if word.len() <= 3 || !matches!(last, Some(b's' | b'g' | b'd' | b'y')) || !word.is_ascii() {
         return;
     }
     for (suffix, replace) in [
