@@ -10,6 +10,7 @@
 
 require_relative 'support/rust_bench'
 
-rank = %(file_store_rank = { package = "ruby_llm_file_store_rank", path = "#{File.join(RustBench::ROOT, 'crates/rank')}" })
+crate = File.join(RustBench::ROOT, 'crates/rank')
+rank = %(file_store_rank = { package = "ruby_llm_file_store_rank", path = "#{crate}" })
 program = RustBench.build('rank_build', 'rank_build.rs', [rank])
 exec(program, *ARGV)
