@@ -129,7 +129,7 @@ impl Index {
             cut.truncate(room);
         }
         let path: Arc<str> = Arc::from(path);
-        let mut terms = FileTerms::default();
+        let mut terms = FileTerms::new(MAX_TERMS);
         // The file's path and title, and a heading, count for each passage under
         // it: their terms are found once, not once a passage.
         let about = terms.ids_of(&about(&path, &cut));
@@ -154,13 +154,13 @@ impl Index {
             ));
         }
         self.remove(&path);
+        let mut dropped_terms = terms.left_out();
         // The file's terms become the index's, in the order the file first has them.
         let ids: Vec<Option<u32>> = terms
             .into_names()
             .iter()
             .map(|name| self.postings.intern(name, MAX_TERMS))
             .collect();
-        let mut dropped_terms = false;
         let mut held = Vec::with_capacity(built.len());
         for (first_line, last_line, excerpt, len, mut terms) in built {
             terms.retain_mut(|(term, _)| match ids[*term as usize] {

@@ -6,14 +6,13 @@
 
 use crate::tokens::Tokenizer;
 
-#[derive(Default)]
+/// The local id of a term past the most a file numbers: it counts in its passage's
+/// length, and is held nowhere.
+const LEFT_OUT: u32 = u32::MAX;
+
 pub struct FileTerms {
     tokenizer: Tokenizer,
-    /// Each term of the file by its text, to its local id.
-    ids: foldhash::HashMap<Box<str>, u32>,
-    /// By local id: the passage it was last counted for (its number + 1, 0 for
-    /// none yet) and where in `counts` its count is.
-    seen: Vec<(u32, u32)>,
+    table: Table,
     /// The passage being counted: (local id, occurrences), in the order met.
     counts: Vec<(u32, u32)>,
     /// The passages begun, and the terms counted for the one being counted.
@@ -21,17 +20,42 @@ pub struct FileTerms {
     len: u32,
 }
 
+/// The file's terms and, by local id, the passage each was last counted for.
+struct Table {
+    /// Each term of the file by its text, to its local id.
+    ids: foldhash::HashMap<Box<str>, u32>,
+    /// By local id: the passage it was last counted for (0 for none yet) and
+    /// where in `counts` its count is.
+    seen: Vec<(u32, u32)>,
+    /// The most terms numbered: the index holds no more than that in all, so a
+    /// file's own distinct words cost no more memory than the index's dictionary.
+    most: usize,
+    left_out: bool,
+}
+
 impl FileTerms {
+    /// Numbers at most `most` distinct terms; the rest are left out.
+    pub fn new(most: usize) -> FileTerms {
+        FileTerms {
+            tokenizer: Tokenizer::default(),
+            table: Table {
+                ids: foldhash::HashMap::default(),
+                seen: Vec::new(),
+                most,
+                left_out: false,
+            },
+            counts: Vec::new(),
+            passage: 0,
+            len: 0,
+        }
+    }
+
     /// The local ids of the terms of `text`, in order.
     pub fn ids_of(&mut self, text: &str) -> Vec<u32> {
         let mut found = Vec::new();
-        let FileTerms {
-            tokenizer,
-            ids,
-            seen,
-            ..
-        } = self;
-        tokenizer.each_term(text, |term| found.push(local_id(ids, seen, term)));
+        let table = &mut self.table;
+        self.tokenizer
+            .each_term(text, |term| found.push(table.id(term)));
         found
     }
 
@@ -45,30 +69,25 @@ impl FileTerms {
     /// Counts the terms `ids_of` found, for the passage being counted.
     pub fn count_ids(&mut self, ids: &[u32]) {
         for &id in ids {
-            self.count(id);
+            self.table.count(&mut self.counts, self.passage, id);
         }
+        self.len += ids.len() as u32;
     }
 
     /// Counts the terms of `text` for the passage being counted.
     pub fn count_text(&mut self, text: &str) {
         let FileTerms {
             tokenizer,
-            ids,
-            seen,
+            table,
             counts,
             passage,
             len,
         } = self;
         tokenizer.each_term(text, |term| {
-            let id = local_id(ids, seen, term);
-            count(seen, counts, *passage, id);
+            let id = table.id(term);
+            table.count(counts, *passage, id);
             *len += 1;
         });
-    }
-
-    fn count(&mut self, id: u32) {
-        count(&mut self.seen, &mut self.counts, self.passage, id);
-        self.len += 1;
     }
 
     /// The passage counted: how many terms it has, and each distinct one's
@@ -77,37 +96,51 @@ impl FileTerms {
         (self.len, self.counts.clone())
     }
 
+    /// Whether some term was left out, past the most a file numbers.
+    pub fn left_out(&self) -> bool {
+        self.table.left_out
+    }
+
     /// Each term of the file, by its local id.
     pub fn into_names(self) -> Vec<Box<str>> {
-        let mut names: Vec<(u32, Box<str>)> =
-            self.ids.into_iter().map(|(name, id)| (id, name)).collect();
+        let mut names: Vec<(u32, Box<str>)> = self
+            .table
+            .ids
+            .into_iter()
+            .map(|(name, id)| (id, name))
+            .collect();
         names.sort_unstable_by_key(|&(id, _)| id);
         names.into_iter().map(|(_, name)| name).collect()
     }
 }
 
-/// The local id of `term`, numbered now if the file had no such term yet.
-fn local_id(
-    ids: &mut foldhash::HashMap<Box<str>, u32>,
-    seen: &mut Vec<(u32, u32)>,
-    term: &str,
-) -> u32 {
-    if let Some(&id) = ids.get(term) {
-        return id;
+impl Table {
+    /// The local id of `term`, numbered now if the file had no such term yet, or
+    /// [`LEFT_OUT`].
+    fn id(&mut self, term: &str) -> u32 {
+        if let Some(&id) = self.ids.get(term) {
+            return id;
+        }
+        if self.seen.len() >= self.most {
+            self.left_out = true;
+            return LEFT_OUT;
+        }
+        let id = self.seen.len() as u32;
+        self.ids.insert(Box::from(term), id);
+        self.seen.push((0, 0));
+        id
     }
-    let id = seen.len() as u32;
-    ids.insert(Box::from(term), id);
-    seen.push((0, 0));
-    id
-}
 
-fn count(seen: &mut [(u32, u32)], counts: &mut Vec<(u32, u32)>, passage: u32, id: u32) {
-    let slot = &mut seen[id as usize];
-    if slot.0 == passage {
-        counts[slot.1 as usize].1 += 1;
-    } else {
-        *slot = (passage, counts.len() as u32);
-        counts.push((id, 1));
+    fn count(&mut self, counts: &mut Vec<(u32, u32)>, passage: u32, id: u32) {
+        let Some(slot) = self.seen.get_mut(id as usize) else {
+            return;
+        };
+        if slot.0 == passage {
+            counts[slot.1 as usize].1 += 1;
+        } else {
+            *slot = (passage, counts.len() as u32);
+            counts.push((id, 1));
+        }
     }
 }
 
@@ -117,7 +150,7 @@ mod tests {
 
     #[test]
     fn a_term_has_one_id_in_the_file_and_counts_per_passage() {
-        let mut terms = FileTerms::default();
+        let mut terms = FileTerms::new(100);
         let about = terms.ids_of("Queries guide");
         assert_eq!(about, [0, 1]);
         terms.begin_passage();
@@ -127,7 +160,21 @@ mod tests {
         terms.begin_passage();
         terms.count_text("lock locks");
         assert_eq!(terms.passage_terms(), (2, vec![(2, 2)]));
+        assert!(!terms.left_out());
         let names = terms.into_names();
         assert_eq!(&*names, ["query", "guide", "lock"].map(Box::from));
+    }
+
+    #[test]
+    fn terms_past_the_most_count_in_the_length_and_are_held_nowhere() {
+        let mut terms = FileTerms::new(2);
+        let heading = terms.ids_of("alpha beta gamma");
+        assert_eq!(heading, [0, 1, LEFT_OUT]);
+        terms.begin_passage();
+        terms.count_ids(&heading);
+        terms.count_text("delta alpha");
+        assert_eq!(terms.passage_terms(), (5, vec![(0, 2), (1, 1)]));
+        assert!(terms.left_out());
+        assert_eq!(terms.into_names().len(), 2);
     }
 }
