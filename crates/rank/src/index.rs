@@ -7,9 +7,9 @@ use std::sync::Arc;
 use file_store_base::cancel;
 use file_store_base::error::Result;
 
-use crate::passages::cut;
+use crate::passages::{spans, Span};
 use crate::postings::Postings;
-use crate::tokens::each_term;
+use crate::tokens::Tokenizer;
 use crate::{EXCERPT_CHARS, MAX_FILE_BYTES, MAX_INDEX_BYTES, MAX_LIMIT, MAX_PASSAGES, MAX_TERMS};
 
 /// BM25's usual constants: how fast a term's weight saturates with its count, and
@@ -27,7 +27,10 @@ const FILE_PASSAGES: usize = 3;
 /// as many as there are live ones.
 const COMPACT_SLACK: usize = 4096;
 
+mod file_terms;
 mod saved;
+
+use file_terms::FileTerms;
 
 /// A passage found for a question, best first.
 #[derive(Debug, Clone, PartialEq)]
@@ -118,46 +121,58 @@ impl Index {
         };
         let old_passages = self.files.get(path).map_or(0, |f| f.ids.len());
         let room = MAX_PASSAGES - (self.live - old_passages);
-        let mut cut = cut(text);
+        let mut cut = spans(text);
         if cut.len() > room {
             notes.push(format!(
                 "only its first {room} passages are indexed (the index holds {MAX_PASSAGES})"
             ));
             cut.truncate(room);
         }
-        let about = about(path, &cut);
         let path: Arc<str> = Arc::from(path);
-        let mut counted: HashMap<String, u32> = HashMap::new();
+        let mut terms = FileTerms::new(MAX_TERMS);
+        // The file's path and title, and a heading, count for each passage under
+        // it: their terms are found once, not once a passage.
+        let about = terms.ids_of(&about(&path, &cut));
+        let mut heading: (Option<&str>, Vec<u32>) = (None, Vec::new());
         let mut built = Vec::with_capacity(cut.len());
         for passage in cut {
             cancel::check()?;
-            let mut len = 0u32;
-            let heading = passage.heading.as_deref().unwrap_or("");
-            for part in [about.as_str(), heading, &passage.text] {
-                each_term(part, |term| {
-                    len += 1;
-                    *counted.entry(term).or_default() += 1;
-                });
+            if passage.heading != heading.0 {
+                heading = (passage.heading, terms.ids_of(passage.heading.unwrap_or("")));
             }
+            terms.begin_passage();
+            terms.count_ids(&about);
+            terms.count_ids(&heading.1);
+            terms.count_text(passage.text);
+            let (len, counts) = terms.passage_terms();
             built.push((
                 passage.first_line,
                 passage.last_line,
-                excerpt(&passage.text),
+                excerpt(passage.text),
                 len,
-                counted.drain().collect::<Vec<_>>(),
+                counts,
             ));
         }
         self.remove(&path);
-        let mut dropped_terms = false;
-        let mut ids = Vec::with_capacity(built.len());
-        for (first_line, last_line, excerpt, len, counts) in built {
-            let mut terms = Vec::with_capacity(counts.len());
-            for (term, count) in counts {
-                match self.postings.intern(term, MAX_TERMS) {
-                    Some(id) => terms.push((id, count)),
-                    None => dropped_terms = true,
+        let mut dropped_terms = terms.left_out();
+        // The file's terms become the index's, in the order the file first has them.
+        let ids: Vec<Option<u32>> = terms
+            .into_names()
+            .iter()
+            .map(|name| self.postings.intern(name, MAX_TERMS))
+            .collect();
+        let mut held = Vec::with_capacity(built.len());
+        for (first_line, last_line, excerpt, len, mut terms) in built {
+            terms.retain_mut(|(term, _)| match ids[*term as usize] {
+                Some(id) => {
+                    *term = id;
+                    true
                 }
-            }
+                None => {
+                    dropped_terms = true;
+                    false
+                }
+            });
             let id = self.passages.len() as u32;
             self.postings.add(id, &terms);
             self.passages.push(Some(Stored {
@@ -170,7 +185,7 @@ impl Index {
             }));
             self.live += 1;
             self.total_len += u64::from(len);
-            ids.push(id);
+            held.push(id);
         }
         if dropped_terms {
             notes.push(format!(
@@ -178,12 +193,12 @@ impl Index {
             ));
         }
         self.bytes += text.len();
-        let passages = ids.len();
+        let passages = held.len();
         self.files.insert(
             path,
             FileEntry {
                 version: version.to_string(),
-                ids,
+                ids: held,
                 bytes: text.len(),
             },
         );
@@ -230,8 +245,8 @@ impl Index {
         let limit = limit.clamp(1, MAX_LIMIT);
         let within = |path: &str| folder.is_none_or(|folder| is_within(path, folder));
         let mut ids: Vec<u32> = Vec::new();
-        each_term(question, |term| {
-            if let Some(id) = self.postings.id(&term) {
+        Tokenizer::default().each_term(question, |term| {
+            if let Some(id) = self.postings.id(term) {
                 ids.push(id);
             }
         });
@@ -347,27 +362,32 @@ fn is_within(path: &str, folder: &str) -> bool {
 /// What a whole file is about, counted for each of its passages, as a search
 /// engine counts a page's address and title for every part of it: the words of
 /// its path (without the extension) and its title, the first heading.
-fn about(path: &str, cut: &[crate::passages::Passage]) -> String {
+fn about(path: &str, cut: &[Span<'_>]) -> String {
     let name_at = path.rfind('/').map_or(0, |at| at + 1);
     let stem = match path[name_at..].rfind('.') {
         Some(dot) if dot > 0 => &path[..name_at + dot],
         _ => path,
     };
-    let title = cut.iter().find_map(|p| p.heading.as_deref()).unwrap_or("");
+    let title = cut.iter().find_map(|p| p.heading).unwrap_or("");
     format!("{stem} {title}")
 }
 
 fn excerpt(text: &str) -> String {
     let mut out = String::new();
+    // The characters in `out`, counted as it grows rather than again for each word.
+    let mut shown = 0;
     for (n, word) in text.split_whitespace().enumerate() {
-        if out.chars().count() + word.chars().count() > EXCERPT_CHARS {
+        let chars = word.chars().count();
+        if shown + chars > EXCERPT_CHARS {
             out.push_str(" …");
             break;
         }
         if n > 0 {
             out.push(' ');
+            shown += 1;
         }
         out.push_str(word);
+        shown += chars;
     }
     out
 }

@@ -14,7 +14,7 @@ mod postings;
 mod tokens;
 
 pub use index::{Hit, Index, Put};
-pub use passages::{cut, Passage, MAX_PASSAGE_WORDS};
+pub use passages::{cut, spans, Passage, Span, MAX_PASSAGE_WORDS};
 pub use tokens::terms;
 
 /// The most passages an index holds, over all its files.

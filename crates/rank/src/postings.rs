@@ -2,11 +2,9 @@
 //! often. A removed passage's postings stay until the next compaction (the search
 //! skips them), so replacing a file costs its own passages, not a scan of the lists.
 
-use std::collections::HashMap;
-
 #[derive(Default)]
 pub struct Postings {
-    ids: HashMap<String, u32>,
+    ids: foldhash::HashMap<Box<str>, u32>,
     /// By term id: (passage id, occurrences in it).
     lists: Vec<Vec<(u32, u32)>>,
     /// By term id: how many live passages hold the term.
@@ -19,15 +17,15 @@ impl Postings {
     }
 
     /// The id of `term`, added unless the dictionary holds `max` terms already.
-    pub fn intern(&mut self, term: String, max: usize) -> Option<u32> {
-        if let Some(&id) = self.ids.get(&term) {
+    pub fn intern(&mut self, term: &str, max: usize) -> Option<u32> {
+        if let Some(&id) = self.ids.get(term) {
             return Some(id);
         }
         if self.ids.len() >= max {
             return None;
         }
         let id = u32::try_from(self.lists.len()).ok()?;
-        self.ids.insert(term, id);
+        self.ids.insert(Box::from(term), id);
         self.lists.push(Vec::new());
         self.df.push(0);
         Some(id)
@@ -71,7 +69,7 @@ impl Postings {
     /// passage id to new, None for a removed one); terms no passage holds go.
     /// Returns the new id of each old term id.
     pub fn compact(&mut self, renumber: &[Option<u32>]) -> Vec<Option<u32>> {
-        let mut by_id: Vec<Option<String>> = vec![None; self.lists.len()];
+        let mut by_id: Vec<Option<Box<str>>> = vec![None; self.lists.len()];
         for (term, id) in self.ids.drain() {
             by_id[id as usize] = Some(term);
         }

@@ -90,7 +90,7 @@ impl Index {
             let term = reader.str(MAX_TERM_BYTES, "a term")?;
             let id = index
                 .postings
-                .intern(term.to_string(), MAX_TERMS)
+                .intern(term, MAX_TERMS)
                 .ok_or("more terms than an index holds")?;
             if term.is_empty() || id as usize != ids.len() {
                 return Err(format!("the term {term:?} is saved twice, or empty"));
