@@ -109,7 +109,7 @@ pub fn field<T: TryConvert>(
     default: Option<T>,
 ) -> Result<T, Error> {
     let arg_error = |message: String| Error::new(ruby.exception_arg_error(), message);
-    match hash.get(ruby.to_symbol(key)) {
+    match hash.get(ruby.sym_new(key)) {
         Some(value) => T::try_convert(value).map_err(|e| arg_error(format!("{what} {key}: {e}"))),
         None => default.ok_or_else(|| arg_error(format!("{what} {key} is missing"))),
     }
@@ -246,11 +246,11 @@ pub fn version(ruby: &Ruby, version: Version) -> Result<Value, Error> {
         None => {
             let (seconds, nanoseconds) = version.mtime;
             let time: RClass = ruby.class_object().const_get("Time")?;
-            time.funcall("at", (seconds, nanoseconds, ruby.to_symbol("nsec")))?
+            time.funcall("at", (seconds, nanoseconds, ruby.sym_new("nsec")))?
         }
     };
     let values = [
-        ruby.to_symbol("size_and_time").as_value(),
+        ruby.sym_new("size_and_time").as_value(),
         ruby.into_value(version.size),
         time,
         ruby.into_value(version.stamp),
@@ -320,9 +320,9 @@ pub fn default_limits(ruby: &Ruby) -> Result<RHash, Error> {
     ];
     let hash = ruby.hash_new();
     for (name, value) in LIMITS.iter().zip(values) {
-        hash.aset(ruby.to_symbol(name), value)?;
+        hash.aset(ruby.sym_new(*name), value)?;
     }
-    hash.aset(ruby.to_symbol("timeout"), d.timeout.as_secs_f64())?;
+    hash.aset(ruby.sym_new("timeout"), d.timeout.as_secs_f64())?;
     hash.freeze();
     Ok(hash)
 }

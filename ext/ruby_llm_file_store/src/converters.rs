@@ -185,6 +185,6 @@ fn reading(ruby: &Ruby, plan: RArray, content_type: String) -> Result<Value, Err
         Reading::Native(kinds) => ruby
             .ary_from_iter(kinds.into_iter().map(Kind::name))
             .as_value(),
-        Reading::Caller => ruby.to_symbol("ruby").as_value(),
+        Reading::Caller => ruby.sym_new("ruby").as_value(),
     })
 }

@@ -57,7 +57,7 @@ fn search_tree(ruby: &Ruby, rb_self: &Directory, args: &[Value]) -> Result<RHash
     })?;
     let (out, count) = found.map_err(|e| errors::map(ruby, e))?;
     let hash = convert::found(ruby, out, &options)?;
-    hash.aset(ruby.to_symbol("files"), count)?;
+    hash.aset(ruby.sym_new("files"), count)?;
     Ok(hash)
 }
 
@@ -120,7 +120,7 @@ fn converted(
 /// the text whole, which for a large document may be 64 MB.
 fn converted_window(ruby: &Ruby, rb_self: &Directory, args: &[Value]) -> Result<RHash, Error> {
     let ((path, names), kw) = convert::keywords::<(StorePath, Vec<String>)>(args)?;
-    let unit: Option<Option<String>> = kw.delete(ruby.to_symbol("unit"))?;
+    let unit: Option<Option<String>> = kw.delete(ruby.sym_new("unit"))?;
     let window = match unit.flatten().as_deref() {
         None if kw.is_empty() => None,
         Some("lines") => Some(Window::Lines(convert::lines_window(kw)?)),

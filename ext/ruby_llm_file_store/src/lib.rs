@@ -78,8 +78,8 @@ fn constants(ruby: &Ruby, native: RModule) -> Result<(), Error> {
     native.const_set("RUN_LIMITS", convert::default_limits(ruby)?)?;
     // Why a file is no text, as the search and the tools say it.
     let not_text = ruby.hash_new();
-    not_text.aset(ruby.to_symbol("no_converter"), search::tree::NO_CONVERTER)?;
-    not_text.aset(ruby.to_symbol("binary"), search::BINARY)?;
+    not_text.aset(ruby.sym_new("no_converter"), search::tree::NO_CONVERTER)?;
+    not_text.aset(ruby.sym_new("binary"), search::BINARY)?;
     not_text.freeze();
     native.const_set("NOT_TEXT", not_text)?;
     Ok(())

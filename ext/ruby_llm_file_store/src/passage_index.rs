@@ -105,13 +105,16 @@ impl PassageIndex {
 }
 
 fn hash(ruby: &Ruby, hit: Hit) -> Result<RHash, Error> {
-    let hash = ruby.hash_new();
-    hash.aset(ruby.to_symbol("path"), hit.path)?;
-    hash.aset(ruby.to_symbol("first_line"), hit.first_line)?;
-    hash.aset(ruby.to_symbol("last_line"), hit.last_line)?;
-    hash.aset(ruby.to_symbol("text"), hit.text)?;
-    hash.aset(ruby.to_symbol("score"), hit.score)?;
-    Ok(hash)
+    crate::named::named(
+        ruby,
+        &[
+            ("path", ruby.into_value(hit.path)),
+            ("first_line", ruby.into_value(hit.first_line)),
+            ("last_line", ruby.into_value(hit.last_line)),
+            ("text", ruby.into_value(hit.text)),
+            ("score", ruby.into_value(hit.score)),
+        ],
+    )
 }
 
 pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {

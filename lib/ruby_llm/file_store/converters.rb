@@ -107,15 +107,6 @@ module RubyLLM
         rules[:converter_keys].flat_map { |key| Array(registry[key]) }.compact
       end
 
-      # What the core's rules say of files of +type+, in one answer: the registry
-      # keys that read it, in the order tried (+:converter_keys+), and whether it
-      # holds text (+:text+: +:text+, +:unknown+ or false; see
-      # Text.readable_type?). A caller that asks of one type twice keeps the answer
-      # (Tools::TextSource does, for one tool call).
-      def type_rules(type)
-        Native.type_rules(type.to_s)
-      end
-
       # The converter registry of +config+, or the gem's own when none is given.
       def registry(config)
         config ||= RubyLLM.config
@@ -270,6 +261,7 @@ module RubyLLM
 end
 
 require_relative 'converters/stored'
+require_relative 'converters/type_rules'
 require_relative 'converters/registry'
 require_relative 'converters/ocr'
 require_relative 'converters/builtin'

@@ -25,7 +25,7 @@ module RubyLLM
 
       # The full name of +event+, one of EVENTS.
       def name(event)
-        NAMES.fetch(event) { raise ArgumentError, "no event #{event.inspect}: one of #{EVENTS.join(', ')}" }
+        NAMES[event] || raise(ArgumentError, "no event #{event.inspect}: one of #{EVENTS.join(', ')}")
       end
 
       # Emits +event+ around the block, which gets the payload to add to and whose
@@ -34,7 +34,7 @@ module RubyLLM
       # event nothing would see (no instrumenter, or Active Support's with no
       # subscriber of that name) just runs the block.
       def instrument(event, payload, config: nil)
-        name = name(event)
+        name = NAMES[event] || name(event)
         return block_given? ? yield(payload) : nil unless listened?(name, config)
 
         started = Process.clock_gettime(Process::CLOCK_MONOTONIC)
@@ -49,7 +49,9 @@ module RubyLLM
       # Support's may, so it is asked; Active Support's tells whether a subscriber
       # listens (it skips the event itself otherwise).
       def listened?(name, config)
-        instrumenter = (config.respond_to?(:instrumenter) ? config : RubyLLM.config).instrumenter
+        # Every call of a tool asks: the common case (no config given) first.
+        config = RubyLLM.config if config.nil? || !config.respond_to?(:instrumenter)
+        instrumenter = config.instrumenter
         return false if instrumenter.nil?
         # Active Support's says whether an event has a subscriber; any other may see it.
         return true unless defined?(::ActiveSupport::Notifications)

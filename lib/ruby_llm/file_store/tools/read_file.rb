@@ -25,15 +25,15 @@ module RubyLLM
                          description: 'How many lines or characters to show at most.'
         argument :unit, type: 'string', required: false, description: '"lines" (the default) or "characters".'
 
-        # Reads +path+ (see the description above): finds the file, reads it, notes
-        # the version the read went through (so a change made meanwhile is not
-        # taken for what the model saw), and cuts the result to the ceiling.
+        # Reads +path+ (see the description above): finds the file, reads it and
+        # notes the version the read went through (so a change made meanwhile is not
+        # taken for what the model saw). Frame#attempt cuts the result to the ceiling.
         def execute(path:, offset: nil, limit: nil, unit: nil)
           unit = unit_of(unit)
           file = find(path)
           result, version = read(file, unit, offset, limit)
           reads.remember(file, version)
-          capped(result)
+          result
         end
 
         private

@@ -125,7 +125,9 @@ RSpec.describe 'acts_as_chat with a declared store', :acts_as_chat, :rails, :rub
     expect(server.request_bodies.map(&:to_json).grep(/## Page 1/).size).to eq(2)
   end
 
-  it 'downloads an attachment once for its conversion when the model first reads it in a later question' do
+  # The Disk service's own file goes to the convert worker: nothing is downloaded, and
+  # the text is kept for the next read.
+  it 'converts an attachment the model first reads in a later question without downloading it' do
     BlobDownloads.count!
     klass = chat_class { file_store owner: -> { files_owner } }
     server.script(ScriptedLLMServer.text('A report.'),
@@ -136,7 +138,9 @@ RSpec.describe 'acts_as_chat with a declared store', :acts_as_chat, :rails, :rub
     downloads = downloads_per_question(klass, chat, [['What is this?', { with: pdf_path }], ['Read it?', {}],
                                                      ['Read it again?', {}]])
 
-    expect(downloads).to eq([downloads_to_keep, 1, 0])
+    expect(downloads).to eq([downloads_to_keep, 0, 0])
+    expect(RubyLLM::ActiveRecord::ChatFile.find_by!(chat_id: chat.id, path: 'report.pdf').text).to include('## Page 1')
+    expect(server.request_bodies.map(&:to_json).grep(/## Page 1/).size).to be >= 2
   end
 
   it "writes nothing for a chat whose declared owner is nil, saying so, rather than sharing an owner's file" do

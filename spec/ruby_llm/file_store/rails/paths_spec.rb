@@ -57,12 +57,20 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore paths', :rails do
     def table_before
       RubyLLM::ActiveRecord::ChatFile.delete_all
       ActiveRecord::Migration.suppress_messages { digest_migration.migrate(:down) }
-      RubyLLM::ActiveRecord::ChatFile.reset_column_information
+      table_changed
     end
 
     def table_now
       ActiveRecord::Migration.suppress_messages { digest_migration.migrate(:up) }
+      table_changed
+    end
+
+    # Every connection of the pool forgets the statements it prepared for the table's
+    # old columns: PostgreSQL refuses to run them ("cached plan must not change result
+    # type"), and a later spec's threads took those connections.
+    def table_changed
       RubyLLM::ActiveRecord::ChatFile.reset_column_information
+      RubyLLM::ActiveRecord::ChatFile.connection_pool.connections.each(&:clear_cache!)
     end
 
     it "refuses, naming it, a path past a table made before's index, and keeps it whole after the upgrade" do
