@@ -26,7 +26,7 @@ module RubyLLM
           kept, blob = kept_or_blob(file.path)
           return yield kept if kept
 
-          on_disk = blob.service.respond_to?(:path_for) && blob.service.path_for(blob.key)
+          on_disk = local_path(blob)
           # The Disk service's own file, opened as it is: Blob#open would copy it
           # through 5 MB Strings, which the app's heap then keeps.
           return File.open(on_disk, 'rb', &) if on_disk && File.file?(on_disk)
@@ -35,6 +35,14 @@ module RubyLLM
         end
 
         private
+
+        # Where the Disk service keeps +blob+, or nil for a service that keeps it
+        # elsewhere. A mirror answers by its primary, which may be S3.
+        def local_path(blob)
+          service = blob.service
+          service = service.primary if service.respond_to?(:primary)
+          service.path_for(blob.key) if service.respond_to?(:path_for)
+        end
 
         # The bytes of the file at +path+ where the store kept them (KeptBlobs), or its blob.
         def kept_or_blob(path)
