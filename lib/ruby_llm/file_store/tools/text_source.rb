@@ -11,14 +11,14 @@ module RubyLLM
         # Why a file is left out of a search: a predicate, "has no text converter".
         Unread = Struct.new(:why)
 
-        # A source serves one tool call: what the core says of each type it meets
-        # (Converters.type_rules) is asked once and kept for the call.
+        # A source serves one tool call: whether a converter of its configuration
+        # reads a type is asked once and kept for the call (the core's rules for each
+        # type are kept for the process, Converters.type_rules).
         def initialize(store, config)
           @store = store
           @config = config
-          @rules = Hash.new { |known, type| known[type] = Converters.type_rules(type) }
           @registered = Hash.new do |known, type|
-            known[type] = Converters.registered?(type, config: @config, rules: @rules[type])
+            known[type] = Converters.registered?(type, config: @config)
           end
         end
 
@@ -56,7 +56,7 @@ module RubyLLM
             # The converters fall back on the file as it is where its type holds text.
             return text ? text.b : Unread.new('gave no text')
           end
-          @rules[type][:text] ? nil : Unread.new(Native::NOT_TEXT[:no_converter])
+          Converters.type_rules(type)[:text] ? nil : Unread.new(Native::NOT_TEXT[:no_converter])
         end
 
         # Why +file+ has no text to search, in the words search_files uses
@@ -66,7 +66,7 @@ module RubyLLM
           type = file.content_type.to_s
           return if @registered[type]
 
-          Converters::Text.why_not_text(type, file.byte_size, @rules[type][:text]) do |bytes|
+          Converters::Text.why_not_text(type, file.byte_size, Converters.type_rules(type)[:text]) do |bytes|
             @store.head(file.path, bytes)
           end
         end
@@ -81,7 +81,7 @@ module RubyLLM
         end
 
         def raw?(file, type)
-          Converters::Text.text_file?(type, file.byte_size, @rules[type][:text]) do |bytes|
+          Converters::Text.text_file?(type, file.byte_size, Converters.type_rules(type)[:text]) do |bytes|
             @store.head(file.path, bytes)
           end
         end
