@@ -2,6 +2,7 @@
 
 require 'English'
 require_relative 'adapter_lock'
+require_relative 'connection_state'
 require_relative 'monitor_entry'
 require_relative 'sqlite_wait'
 
@@ -120,23 +121,27 @@ module RubyLLM
           end
         end
 
-        # Runs the block with +connection+; left by an interrupt (Timeout.timeout, a
-        # throw, Thread#kill) rather than by its value or an error of its own, the
-        # connection may be cut off mid-query (mysql2 then refuses every later query),
-        # so it is dropped from the pool.
+        # Runs the block with +connection+, which goes on to its next user only when
+        # the block left it fit (ConnectionState): ended by its value or an error the
+        # store or the database raised, holding the transactions it found. Left by an
+        # interrupt (Timeout.timeout, a throw, an application's error raised into the
+        # thread, Thread#kill) it may be cut off mid-query (mysql2 then refuses every
+        # later query) or hold a transaction Rails has lost count of, so it is dropped
+        # from the pool, which rolls back whatever the database held.
         def dropping_if_cut(connection)
-          clean = false
+          state = ConnectionState.new(connection)
+          fit = false
           begin
             result = yield
-            clean = true
+            fit = state.fit_after?(nil)
             result
           rescue StandardError => e
-            clean = !(defined?(::Timeout::Error) && e.is_a?(::Timeout::Error))
+            fit = state.fit_after?(e)
             raise
           ensure
             # A thread being killed may have an error of the cleanup it runs replace
-            # the kill (a query on a connection the kill cut off): still not clean.
-            throw_away(connection) unless clean && Thread.current.status != 'aborting'
+            # the kill (a query on a connection the kill cut off): still not fit.
+            throw_away(connection) unless fit && Thread.current.status != 'aborting'
           end
         end
       end

@@ -136,9 +136,16 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore connections interrupted', :rail
       go_ahead.gets
       exit!(0)
     rescue Exception => e # rubocop:disable Lint/RescueException
-      report.puts(JSON.generate('error' => "#{e.class}: #{e.message}", 'at' => e.backtrace.first(40)))
+      report.puts(JSON.generate('error' => "#{e.class}: #{e.message}", 'at' => where_from(e)))
       exit!(1)
     end
+  end
+
+  # Where +error+ was raised: its first frames, then the store's and the spec's own,
+  # which Active Record's dozens of frames would otherwise push out of the report.
+  def where_from(error)
+    frames = error.backtrace.to_a
+    (frames.first(8) + frames.drop(8).grep(%r{/(lib|spec)/(ruby_llm|support)/})).first(60)
   end
 
   it 'holds no more connections than its pool after 12 storms of Thread#raise and Timeout with an app error, ' \
