@@ -110,7 +110,18 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore connections interrupted', :rail
       "#{e.class}: #{e.message}"
     end.value
     { 'open' => open_connections, 'pooled' => pool.connections.size, 'size' => pool.size, 'written' => written,
-      'lent_to_living' => pool.connections.count { |c| c.in_use? && c.owner&.alive? } }
+      'lent_to_living' => pool.connections.count { |c| c.in_use? && c.owner&.alive? },
+      'begun_inside' => begun_inside }
+  end
+
+  # How many times so far PostgreSQL warned that a BEGIN came inside a transaction
+  # already open: a connection lent on while the database held a transaction Rails had
+  # no note of, its next user's work joining the abandoned one. libpq prints its
+  # warnings to the process's standard error, which the child sends to a file of its own.
+  def begun_inside
+    return 0 unless @warnings
+
+    File.foreach(@warnings).count { |line| line.include?('there is already a transaction in progress') }
   end
 
   # The storms, on a pool of five: one line of JSON each.
@@ -132,6 +143,8 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore connections interrupted', :rail
   # Runs the storms in a child, which waits to exit until told.
   def storms_in_child(report, go_ahead)
     fork do
+      @warnings = File.join(ENV.fetch('TMPDIR'), 'storm_stderr.log')
+      $stderr.reopen(@warnings, 'a')
       run_storms(report)
       go_ahead.gets
       exit!(0)
@@ -168,6 +181,7 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore connections interrupted', :rail
     expect(found.map { |storm| storm['open'] <= storm['pooled'] && storm['pooled'] <= storm['size'] })
       .to all(be(true)), found.inspect
     expect(found.map { |storm| storm.values_at('written', 'lent_to_living') }).to all(eq(['after.txt', 0]))
+    expect(found.last['begun_inside']).to eq(0)
     # Another process writes while the storms' process lives on.
     expect(Timeout.timeout(10) { store_of(chats.last).write('other.txt', 'other process').path }).to eq('other.txt')
     go_writer.puts('exit')
