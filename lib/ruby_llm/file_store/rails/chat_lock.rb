@@ -71,11 +71,14 @@ module RubyLLM
         # a connection it leaves by an interrupt is dropped from the pool (see
         # Interrupts.dropping_if_cut): Rails lets the interrupt in while a statement is
         # on its way, and the next user of the connection would run inside whatever that
-        # statement began. Inside a transaction already open, its owner decides.
+        # statement began. An error of the block's own (a with_lock block's, which
+        # Atomically rolled back with interrupts deferred) leaves it in the pool when
+        # Rails and the database hold no transaction. Inside a transaction already open,
+        # its owner decides.
         def owning(connection, &block)
           return yield if connection.transaction_open?
 
-          Interrupts.dropping_if_cut(connection, &block)
+          Interrupts.dropping_if_cut(connection, any_error: true, &block)
         end
 
         # The in-process lock, as Gates names it: on SQLite the database's, elsewhere

@@ -25,9 +25,12 @@ module RubyLLM
         end
 
         # Whether the connection may go on to its next user after the block ended with
-        # +error+ (nil: its value).
-        def fit_after?(error)
-          (error.nil? || ConnectionState.own_error?(error)) && as_found?
+        # +error+ (nil: its value). +any_error+: the block's transaction was begun and
+        # rolled back by the store with interrupts deferred (ChatLock.owning), so an
+        # error of the application's own ended nothing halfway, and the transactions
+        # left decide.
+        def fit_after?(error, any_error: false)
+          (error.nil? || any_error || ConnectionState.own_error?(error)) && as_found?
         end
 
         # Whether Rails holds as many transactions as the block found and, where it

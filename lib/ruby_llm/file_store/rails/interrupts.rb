@@ -127,8 +127,9 @@ module RubyLLM
         # interrupt (Timeout.timeout, a throw, an application's error raised into the
         # thread, Thread#kill) it may be cut off mid-query (mysql2 then refuses every
         # later query) or hold a transaction Rails has lost count of, so it is dropped
-        # from the pool, which rolls back whatever the database held.
-        def dropping_if_cut(connection)
+        # from the pool, which rolls back whatever the database held. +any_error+: see
+        # ConnectionState#fit_after?.
+        def dropping_if_cut(connection, any_error: false)
           state = ConnectionState.new(connection)
           fit = false
           begin
@@ -136,7 +137,7 @@ module RubyLLM
             fit = state.fit_after?(nil)
             result
           rescue StandardError => e
-            fit = state.fit_after?(e)
+            fit = state.fit_after?(e, any_error:)
             raise
           ensure
             # A thread being killed may have an error of the cleanup it runs replace

@@ -46,6 +46,23 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore connections an interrupt left',
     expect(left_in_pool { |c| c.execute('SELECT * FROM no_such_table') }.last).to be(true)
   end
 
+  # with_lock's transaction is begun and rolled back by the store with interrupts
+  # deferred, so the block's own error ended nothing halfway: no reconnect for it.
+  it "keeps a connection a with_lock block's own error ended, its transaction rolled back" do
+    used = nil
+    expect do
+      store.with_lock do
+        used = pool.connections.find { |connection| connection.owner.equal?(Thread.current) }
+        store.write('a.txt', 'new')
+        raise app_error, 'the order was cancelled'
+      end
+    end.to raise_error(app_error)
+    expect(used).not_to be_nil
+    expect(pool.connections).to include(used)
+    expect(used.transaction_open?).to be(false)
+    expect(store.read('a.txt')).to eq('old')
+  end
+
   it "drops a connection an application's error raised into the thread left, before the next call" do
     used, kept = left_in_pool { raise app_error, 'the request took too long' }
     expect(kept).to be(false)
