@@ -66,14 +66,14 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore connections an interrupt left',
   it "drops a connection an application's error raised into the thread left, before the next call" do
     used, kept = left_in_pool { raise app_error, 'the request took too long' }
     expect(kept).to be(false)
-    expect(used.active?).to be(false)
+    expect(used.active?).to be_falsey
     expect(store.read('a.txt')).to eq('old')
   end
 
   it "drops a connection left with a transaction on Rails' stack that no block will pop" do
     used, kept = left_in_pool { |connection| connection.begin_transaction(joinable: true) }
     expect(kept).to be(false)
-    expect(used.active?).to be(false)
+    expect(used.active?).to be_falsey
     # The next call is not inside it: what it writes is committed, seen by another connection.
     store.write('a.txt', 'new')
     other = ActiveRecord::Base.connection_pool.checkout
@@ -89,7 +89,7 @@ RSpec.describe 'RubyLLM::ActiveRecord::FileStore connections an interrupt left',
       raise app_error, 'the request took too long' if mysql?
     end
     expect(kept).to be(false)
-    expect(used.active?).to be(false)
+    expect(used.active?).to be_falsey
     store.write('a.txt', 'new')
     expect(store.read('a.txt')).to eq('new')
   end
