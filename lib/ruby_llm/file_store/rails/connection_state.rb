@@ -1,5 +1,7 @@
 # frozen_string_literal: true
 
+require_relative 'adapter_handle'
+
 module RubyLLM
   class FileStore # :nodoc:
     module RailsStore
@@ -61,9 +63,7 @@ module RubyLLM
           # Whether the database holds a transaction on +connection+ or is still busy
           # with a statement: false where it cannot say.
           def open_in_database?(connection)
-            # The adapter's own handle, as it is: Rails 7.1 and later reconnect, and
-            # begin what they deferred, when asked for #raw_connection.
-            raw = connection.instance_variable_get(:@raw_connection) || connection.instance_variable_get(:@connection)
+            raw = AdapterHandle.raw(connection)
             if defined?(::PG::Connection) && raw.is_a?(::PG::Connection)
               raw.transaction_status != ::PG::PQTRANS_IDLE
             elsif raw.respond_to?(:transaction_active?)
@@ -84,18 +84,15 @@ module RubyLLM
           end
 
           def lost_connection?(error)
-            %w[ActiveRecord::ConnectionNotEstablished ActiveRecord::ConnectionFailed].any? do |name|
-              klass = Object.const_get(name) if Object.const_defined?(name)
-              klass && error.is_a?(klass)
-            end
+            AdapterHandle.loaded('ActiveRecord::ConnectionNotEstablished', 'ActiveRecord::ConnectionFailed')
+                         .any? { |klass| error.is_a?(klass) }
           end
 
           # (Looked up each time: a driver may be loaded after the store.)
           def answer_classes
-            names = %w[RubyLLM::Error RubyLLM::FileNotFoundError ArgumentError
-                       ActiveRecord::ActiveRecordError ActiveStorage::Error
-                       PG::Error Mysql2::Error Trilogy::Error SQLite3::Exception]
-            names.filter_map { |name| Object.const_get(name) if Object.const_defined?(name) }
+            AdapterHandle.loaded(*%w[RubyLLM::Error RubyLLM::FileNotFoundError ArgumentError
+                                     ActiveRecord::ActiveRecordError ActiveStorage::Error
+                                     PG::Error Mysql2::Error Trilogy::Error SQLite3::Exception])
           end
         end
       end

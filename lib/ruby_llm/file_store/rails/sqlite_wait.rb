@@ -1,5 +1,6 @@
 # frozen_string_literal: true
 
+require_relative 'adapter_handle'
 require_relative 'sqlite_statements'
 
 module RubyLLM
@@ -35,7 +36,7 @@ module RubyLLM
 
           def configure_connection
             super
-            SQLiteWait.install(@raw_connection || @connection, @config[:timeout])
+            SQLiteWait.install(AdapterHandle.raw(self), @config[:timeout])
           end
         end
 
@@ -127,7 +128,7 @@ module RubyLLM
         # The SQLite3::Database of +connection+, an Active Record connection, if it is
         # SQLite and opened; nil otherwise (never opening one).
         def raw(connection)
-          raw = connection.instance_variable_get(:@raw_connection) || connection.instance_variable_get(:@connection)
+          raw = AdapterHandle.raw(connection)
           raw if defined?(::SQLite3::Database) && raw.is_a?(::SQLite3::Database)
         end
 
