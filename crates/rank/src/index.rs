@@ -29,8 +29,11 @@ const COMPACT_SLACK: usize = 4096;
 
 mod file_terms;
 mod saved;
+mod vectors;
 
 use file_terms::FileTerms;
+pub use vectors::MAX_DIMENSIONS;
+use vectors::{digest, text_to_embed, Embedding, Vector};
 
 /// A passage found for a question, best first.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,6 +51,10 @@ pub struct Hit {
 pub struct Put {
     pub passages: usize,
     pub note: Option<String>,
+    /// Where the index names an embedding model (`Index::embed_with`), the
+    /// passages with no vector yet, by their position among the file's, each with
+    /// the text to embed; a passage whose text the file held before keeps its vector.
+    pub unembedded: Vec<(usize, String)>,
 }
 
 struct Stored {
@@ -57,6 +64,9 @@ struct Stored {
     excerpt: String,
     len: u32,
     terms: Vec<(u32, u32)>,
+    /// The digest of the text an embedding model is given of the passage.
+    digest: u64,
+    vector: Option<Vector>,
 }
 
 struct FileEntry {
@@ -73,6 +83,7 @@ pub struct Index {
     live: usize,
     total_len: u64,
     bytes: usize,
+    embedding: Option<Embedding>,
 }
 
 impl Index {
@@ -103,6 +114,115 @@ impl Index {
     /// `file_store_base::cancel`) before anything changes, or not at all.
     pub fn put(&mut self, path: &str, version: &str, text: &str) -> Result<Put> {
         let mut notes = Vec::new();
+        let (text, cut) = self.bounded(path, text, &mut notes);
+        let path: Arc<str> = Arc::from(path);
+        let mut terms = FileTerms::new(MAX_TERMS);
+        // The file's path and title, and a heading, count for each passage under
+        // it: their terms are found once, not once a passage.
+        let about = terms.ids_of(&about(&path, &cut));
+        let mut heading: (Option<&str>, Vec<u32>) = (None, Vec::new());
+        let mut built = Vec::with_capacity(cut.len());
+        let mut embed = Vec::new();
+        for passage in cut {
+            cancel::check()?;
+            if passage.heading != heading.0 {
+                heading = (passage.heading, terms.ids_of(passage.heading.unwrap_or("")));
+            }
+            terms.begin_passage();
+            terms.count_ids(&about);
+            terms.count_ids(&heading.1);
+            terms.count_text(passage.text);
+            let (len, counts) = terms.passage_terms();
+            let to_embed = text_to_embed(passage.heading, passage.text);
+            built.push((
+                passage.first_line,
+                passage.last_line,
+                excerpt(passage.text),
+                len,
+                counts,
+                digest(&to_embed),
+            ));
+            if self.embedding.is_some() {
+                embed.push(to_embed);
+            }
+        }
+        let mut kept = self.vectors_of(&path);
+        self.remove(&path);
+        let mut dropped_terms = terms.left_out();
+        // The file's terms become the index's, in the order the file first has them.
+        let ids: Vec<Option<u32>> = terms
+            .into_names()
+            .iter()
+            .map(|name| self.postings.intern(name, MAX_TERMS))
+            .collect();
+        let mut held = Vec::with_capacity(built.len());
+        let mut unembedded = Vec::new();
+        for (at, (first_line, last_line, excerpt, len, mut terms, digest)) in
+            built.into_iter().enumerate()
+        {
+            terms.retain_mut(|(term, _)| match ids[*term as usize] {
+                Some(id) => {
+                    *term = id;
+                    true
+                }
+                None => {
+                    dropped_terms = true;
+                    false
+                }
+            });
+            let id = self.passages.len() as u32;
+            self.postings.add(id, &terms);
+            let vector = kept.remove(&digest);
+            if vector.is_none() {
+                if let Some(text) = embed.get_mut(at) {
+                    unembedded.push((at, std::mem::take(text)));
+                }
+            }
+            self.passages.push(Some(Stored {
+                path: path.clone(),
+                first_line,
+                last_line,
+                excerpt,
+                len,
+                terms,
+                digest,
+                vector,
+            }));
+            self.live += 1;
+            self.total_len += u64::from(len);
+            held.push(id);
+        }
+        if dropped_terms {
+            notes.push(format!(
+                "some of its words are not indexed (the index holds {MAX_TERMS} distinct terms)"
+            ));
+        }
+        self.bytes += text.len();
+        let passages = held.len();
+        self.files.insert(
+            path,
+            FileEntry {
+                version: version.to_string(),
+                ids: held,
+                bytes: text.len(),
+            },
+        );
+        Ok(Put {
+            passages,
+            note: (!notes.is_empty()).then(|| notes.join("; ")),
+            unembedded,
+        })
+    }
+
+    /// What of `text` the index takes as the file at `path`, and its passages: none
+    /// of a binary's, and as many bytes and passages as its bounds leave room for,
+    /// with a note in `notes` for each bound reached.
+    fn bounded<'t>(
+        &self,
+        path: &str,
+        text: &'t str,
+        notes: &mut Vec<String>,
+    ) -> (&'t str, Vec<Span<'t>>) {
         let old_bytes = self.files.get(path).map_or(0, |f| f.bytes);
         let room = MAX_FILE_BYTES.min(MAX_INDEX_BYTES - (self.bytes - old_bytes));
         // A NUL byte makes a file binary, as it does to the grep: no passages.
@@ -128,84 +248,20 @@ impl Index {
             ));
             cut.truncate(room);
         }
-        let path: Arc<str> = Arc::from(path);
-        let mut terms = FileTerms::new(MAX_TERMS);
-        // The file's path and title, and a heading, count for each passage under
-        // it: their terms are found once, not once a passage.
-        let about = terms.ids_of(&about(&path, &cut));
-        let mut heading: (Option<&str>, Vec<u32>) = (None, Vec::new());
-        let mut built = Vec::with_capacity(cut.len());
-        for passage in cut {
-            cancel::check()?;
-            if passage.heading != heading.0 {
-                heading = (passage.heading, terms.ids_of(passage.heading.unwrap_or("")));
-            }
-            terms.begin_passage();
-            terms.count_ids(&about);
-            terms.count_ids(&heading.1);
-            terms.count_text(passage.text);
-            let (len, counts) = terms.passage_terms();
-            built.push((
-                passage.first_line,
-                passage.last_line,
-                excerpt(passage.text),
-                len,
-                counts,
-            ));
-        }
-        self.remove(&path);
-        let mut dropped_terms = terms.left_out();
-        // The file's terms become the index's, in the order the file first has them.
-        let ids: Vec<Option<u32>> = terms
-            .into_names()
+        (text, cut)
+    }
+
+    /// The vectors the passages of the file at `path` hold, by their digests.
+    fn vectors_of(&self, path: &str) -> HashMap<u64, Vector> {
+        let Some(entry) = self.files.get(path) else {
+            return HashMap::new();
+        };
+        entry
+            .ids
             .iter()
-            .map(|name| self.postings.intern(name, MAX_TERMS))
-            .collect();
-        let mut held = Vec::with_capacity(built.len());
-        for (first_line, last_line, excerpt, len, mut terms) in built {
-            terms.retain_mut(|(term, _)| match ids[*term as usize] {
-                Some(id) => {
-                    *term = id;
-                    true
-                }
-                None => {
-                    dropped_terms = true;
-                    false
-                }
-            });
-            let id = self.passages.len() as u32;
-            self.postings.add(id, &terms);
-            self.passages.push(Some(Stored {
-                path: path.clone(),
-                first_line,
-                last_line,
-                excerpt,
-                len,
-                terms,
-            }));
-            self.live += 1;
-            self.total_len += u64::from(len);
-            held.push(id);
-        }
-        if dropped_terms {
-            notes.push(format!(
-                "some of its words are not indexed (the index holds {MAX_TERMS} distinct terms)"
-            ));
-        }
-        self.bytes += text.len();
-        let passages = held.len();
-        self.files.insert(
-            path,
-            FileEntry {
-                version: version.to_string(),
-                ids: held,
-                bytes: text.len(),
-            },
-        );
-        Ok(Put {
-            passages,
-            note: (!notes.is_empty()).then(|| notes.join("; ")),
-        })
+            .filter_map(|&id| self.passages[id as usize].as_ref())
+            .filter_map(|stored| Some((stored.digest, stored.vector.clone()?)))
+            .collect()
     }
 
     /// Forgets the file at `path`; true when the index held it.
@@ -242,7 +298,13 @@ impl Index {
         limit: usize,
         folder: Option<&str>,
     ) -> Result<Vec<Hit>> {
-        let limit = limit.clamp(1, MAX_LIMIT);
+        let ranked = self.term_scores(question, folder)?;
+        Ok(self.best(ranked, limit.clamp(1, MAX_LIMIT)))
+    }
+
+    /// Each passage among the files at `folder` that holds a term of `question`,
+    /// with its BM25 score and its file's weight, in no order.
+    fn term_scores(&self, question: &str, folder: Option<&str>) -> Result<Vec<(u32, f64)>> {
         let within = |path: &str| folder.is_none_or(|folder| is_within(path, folder));
         let mut ids: Vec<u32> = Vec::new();
         Tokenizer::default().each_term(question, |term| {
@@ -281,13 +343,18 @@ impl Index {
         }
         let mut ranked: Vec<(u32, f64)> = scores.into_iter().collect();
         self.weigh_files(&mut ranked);
+        Ok(ranked)
+    }
+
+    /// The `limit` best of `ranked`, best first, as hits.
+    fn best(&self, mut ranked: Vec<(u32, f64)>, limit: usize) -> Vec<Hit> {
         let order = |a: &(u32, f64), b: &(u32, f64)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
         if ranked.len() > limit {
             ranked.select_nth_unstable_by(limit - 1, order);
             ranked.truncate(limit);
         }
         ranked.sort_unstable_by(order);
-        Ok(ranked
+        ranked
             .into_iter()
             .filter_map(|(id, score)| {
                 let stored = self.passages[id as usize].as_ref()?;
@@ -299,7 +366,7 @@ impl Index {
                     score,
                 })
             })
-            .collect())
+            .collect()
     }
 
     /// Adds to each passage's score [`FILE_WEIGHT`] of what its file's best

@@ -34,8 +34,14 @@ impl PassageIndex {
     }
 
     /// `put(path, text, version:)`: indexes `text` as the file at `path` at
-    /// `version`; returns the note of a bound reached, or nil.
-    fn put(ruby: &Ruby, rb_self: &Self, args: &[Value]) -> Result<Option<String>, Error> {
+    /// `version`; returns the note of a bound reached, or nil, and the passages to
+    /// embed (`embed_with`), each `[position, text]`.
+    #[allow(clippy::type_complexity)]
+    fn put(
+        ruby: &Ruby,
+        rb_self: &Self,
+        args: &[Value],
+    ) -> Result<(Option<String>, Vec<(usize, String)>), Error> {
         let ((path, text), kw) = convert::keywords::<(String, RString)>(args)?;
         let kw = get_kwargs::<_, (String,), (), ()>(kw, &["version"], &[])?;
         let version = kw.required.0;
@@ -44,7 +50,38 @@ impl PassageIndex {
         let put = nogvl(ruby, || {
             rb_self.with(|index| index.put(&path, &version, &text))
         })?;
-        put.map(|put| put.note).map_err(|e| errors::map(ruby, e))
+        put.map(|put| (put.note, put.unembedded))
+            .map_err(|e| errors::map(ruby, e))
+    }
+
+    /// `embed_with(model)`: names the embedding model whose vectors the index holds
+    /// (nil: none); a change drops the vectors and makes every file stale. Whether it
+    /// changed.
+    fn embed_with(&self, model: Option<String>) -> bool {
+        self.with(|index| index.embed_with(model.as_deref()))
+    }
+
+    fn embedding_model(&self) -> Option<String> {
+        self.with(|index| index.embedding_model().map(str::to_string))
+    }
+
+    /// `set_vectors(path, vectors)`: each of `vectors` a passage's position among the
+    /// file's and its vector, `[position, [Float, ...]]`.
+    fn set_vectors(
+        ruby: &Ruby,
+        rb_self: &Self,
+        path: String,
+        vectors: RArray,
+    ) -> Result<(), Error> {
+        let vectors: Vec<(usize, Vec<f32>)> = vectors.to_vec()?;
+        let set = nogvl(ruby, || {
+            rb_self.with(|index| index.set_vectors(&path, &vectors))
+        })?;
+        set.map_err(|e| errors::map(ruby, e))
+    }
+
+    fn embedded(&self) -> usize {
+        self.with(|index| index.embedded())
     }
 
     /// `save`: the index as bytes (a binary String) for `PassageIndex.load`.
@@ -83,17 +120,25 @@ impl PassageIndex {
         self.with(|index| index.passages())
     }
 
-    /// `search(question, limit:, within: nil)`: the best `limit` passages for
-    /// `question`, as Hashes, best first; with `within`, among the files at that path
-    /// (a file, or a folder and everything under it) alone.
+    /// `search(question, limit:, within: nil, vector: nil)`: the best `limit`
+    /// passages for `question`, as Hashes, best first; with `within`, among the files
+    /// at that path (a file, or a folder and everything under it) alone; with
+    /// `vector`, the question's from the index's embedding model, its words'
+    /// ranking fused with its meaning's.
     fn search(ruby: &Ruby, rb_self: &Self, args: &[Value]) -> Result<RArray, Error> {
         let ((question,), kw) = convert::keywords::<(String,)>(args)?;
-        let kw =
-            get_kwargs::<_, (usize,), (Option<Option<String>>,), ()>(kw, &["limit"], &["within"])?;
+        let kw = get_kwargs::<_, (usize,), (Option<Option<String>>, Option<Option<Vec<f32>>>), ()>(
+            kw,
+            &["limit"],
+            &["within", "vector"],
+        )?;
         let limit = kw.required.0;
         let within = kw.optional.0.flatten();
+        let vector = kw.optional.1.flatten();
         let hits = nogvl(ruby, || {
-            rb_self.with(|index| index.search_within(&question, limit, within.as_deref()))
+            rb_self.with(|index| {
+                index.search_hybrid(&question, vector.as_deref(), limit, within.as_deref())
+            })
         })?;
         let hits = hits.map_err(|e| errors::map(ruby, e))?;
         let array = ruby.ary_new_capa(hits.len());
@@ -128,6 +173,11 @@ pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
     class.define_method("paths", method!(PassageIndex::paths, 0))?;
     class.define_method("size", method!(PassageIndex::size, 0))?;
     class.define_method("search", method!(PassageIndex::search, -1))?;
+    class.define_method("embed_with", method!(PassageIndex::embed_with, 1))?;
+    class.define_method("embedding_model", method!(PassageIndex::embedding_model, 0))?;
+    class.define_method("set_vectors", method!(PassageIndex::set_vectors, 2))?;
+    class.define_method("embedded", method!(PassageIndex::embedded, 0))?;
+    native.const_set("MAX_EMBEDDING_DIMENSIONS", file_store_rank::MAX_DIMENSIONS)?;
     native.const_set("MAX_PASSAGES", file_store_rank::MAX_PASSAGES)?;
     native.const_set("MAX_PASSAGE_TERMS", file_store_rank::MAX_TERMS)?;
     native.const_set("MAX_INDEX_BYTES", file_store_rank::MAX_INDEX_BYTES)?;

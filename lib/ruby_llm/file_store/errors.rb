@@ -63,6 +63,9 @@ module RubyLLM # :nodoc:
     # write: the file would otherwise become a shared one. The message names the chat.
     class OwnerMissingError < Error; end
 
+    # An embedder (Embeddings) gave what is not one vector for each text.
+    class EmbeddingError < Error; end
+
     # Raised when a registered converter raised: the message, which the model
     # reads, names the file and the converter's type, never the converter's own
     # error, which is +original+ (and the event's and the log's).

@@ -40,6 +40,14 @@ module RubyLLM # :nodoc:
       def converter
         ConverterFactory
       end
+
+      # An embedder for the ranked search in words that calls RubyLLM.embed with
+      # these options (see Embeddings), to set as <tt>config.file_store_embeddings</tt>.
+      #
+      #   config.file_store_embeddings = RubyLLM.file_store.embeddings(model: "text-embedding-3-small")
+      def embeddings(model: nil, provider: nil, dimensions: nil, assume_model_exists: false)
+        Embeddings::Model.new(model:, provider:, dimensions:, assume_model_exists:)
+      end
     end
 
     # The converters RubyLLM.file_store.converter returns.

@@ -30,12 +30,15 @@ module RubyLLM
       end
 
       # The +limit+ passages that answer +question+ best, best first, as Hashes
-      # (:path, :first_line, :last_line, :text, :score).
+      # (:path, :first_line, :last_line, :text, :score). Where +config+ (or RubyLLM's)
+      # names an embedder (Embeddings), by words and meaning.
       def rank(question, limit:, within: nil, config: nil)
+        embedder = Embeddings.for(config)
         @lock.synchronize do
           @native ||= saved || Native::PassageIndex.new
-          save if refresh(config)
-          @native.search(question.to_s, limit:, within:)
+          @native.embed_with(embedder&.name)
+          save if refresh(config, embedder)
+          @native.search(question.to_s, limit:, within:, vector: question_vector(embedder, question.to_s))
         end
       end
 
@@ -47,21 +50,47 @@ module RubyLLM
       private
 
       # Brings the index up to date with the store's files; whether it changed.
-      def refresh(config)
+      def refresh(config, embedder)
         files = @store.list
         listed = files.to_h { |file| [file.path, file] }
         gone = @native.paths - listed.keys
         gone.each { |path| forget(path) }
         source = Tools::TextSource.new(@store, config)
         stale = files.reject { |file| @native.version(file.path) == key(Reads.version_of_file(file)) }
-        stale.each { |file| index(source, file) }
+        stale.each { |file| index(source, file, embedder) }
         gone.any? || stale.any?
       end
 
-      def index(source, file)
+      def index(source, file, embedder)
         text, version, failure = text_of(source, file)
-        note = @native.put(file.path, text, version: key(version)) || failure
-        Interrupts.guarded(@guard) { note ? @notes[file.path] = note : @notes.delete(file.path) }
+        note, unembedded = @native.put(file.path, text, version: key(version))
+        note = [note, failure, embed(file.path, text, unembedded, embedder)].compact.join('; ')
+        Interrupts.guarded(@guard) { note.empty? ? @notes.delete(file.path) : @notes[file.path] = note }
+      end
+
+      # Gives the passages of the file at +path+ that have no vector theirs; a note
+      # when some are left to their words. A failure (the provider's, the network's)
+      # leaves the file indexed at no version, so the next question embeds what is
+      # missing (a passage already embedded keeps its vector).
+      def embed(path, text, unembedded, embedder)
+        return if embedder.nil? || unembedded.empty?
+
+        Embeddings.give(@native, path, unembedded, embedder)
+      rescue *Embeddings.failures => e
+        @native.put(path, text, version: '')
+        "ranked by its words alone for now (embedding failed: #{e.message.lines.first.to_s.chomp[0, 200]}); " \
+          'embedded on the next question'
+      end
+
+      # The question's vector, where an embedder is named and some passage has a
+      # vector; nil otherwise, or when embedding it failed (logged): words alone then.
+      def question_vector(embedder, question)
+        return unless embedder && @native.embedded.positive?
+
+        embedder.embed([question]).first
+      rescue *Embeddings.failures => e
+        RubyLLM.logger.warn("ruby_llm-file_store: the question was ranked by its words alone (#{e.message})")
+        nil
       end
 
       # The index the store saved, or nil where it keeps none, or none it can read

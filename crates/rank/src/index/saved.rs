@@ -1,7 +1,8 @@
 //! An index as bytes, to be kept where its store lives and read back by another
 //! process: its terms once, then each file's path, version and passages, each
 //! passage's terms as numbers into that table, so reading it back costs no file's
-//! text, conversion or cut, only the postings rebuilt.
+//! text, conversion or cut, only the postings rebuilt. Where the index names an
+//! embedding model, its name and each passage's digest and vector come along.
 //!
 //! The bytes come back from a place others may write (a folder a run reaches, a
 //! bucket), so reading them trusts nothing: every count and length is checked
@@ -13,11 +14,12 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use super::vectors::{Embedding, Vector, MAX_DIMENSIONS};
 use super::{FileEntry, Index, Stored};
 use crate::{EXCERPT_CHARS, MAX_INDEX_BYTES, MAX_PASSAGES, MAX_TERMS};
 
 /// The first bytes of a saved index; the last one is the format's version.
-const MAGIC: &[u8; 8] = b"RLFSPI\n\x02";
+const MAGIC: &[u8; 8] = b"RLFSPI\n\x03";
 /// The longest path or version kept.
 const MAX_NAME_BYTES: usize = 64 * 1024;
 /// The longest term (`tokens` cuts words far shorter).
@@ -44,6 +46,12 @@ impl Index {
                 put_str(&mut out, name);
             }
         }
+        let (model, dimensions) = self
+            .embedding
+            .as_ref()
+            .map_or(("", 0), |e| (e.model.as_str(), e.dimensions));
+        put_str(&mut out, model);
+        put(&mut out, dimensions);
         put(&mut out, self.files.len());
         let mut paths: Vec<&Arc<str>> = self.files.keys().collect();
         paths.sort_unstable();
@@ -67,6 +75,15 @@ impl Index {
                 for &(term, count) in &stored.terms {
                     put(&mut out, table[term as usize] as usize);
                     put(&mut out, count as usize);
+                }
+                out.extend_from_slice(&stored.digest.to_le_bytes());
+                match &stored.vector {
+                    Some(vector) => {
+                        out.push(1);
+                        out.extend_from_slice(&vector.scale.to_le_bytes());
+                        out.extend(vector.values.iter().map(|v| *v as u8));
+                    }
+                    None => out.push(0),
                 }
             }
         }
@@ -97,6 +114,17 @@ impl Index {
             }
             ids.push(id);
         }
+        let model = reader.str(MAX_NAME_BYTES, "a model's name")?;
+        let dimensions = reader.number()?;
+        if dimensions > MAX_DIMENSIONS || (model.is_empty() && dimensions > 0) {
+            return Err(format!(
+                "vectors of {dimensions} dimensions in the saved index"
+            ));
+        }
+        index.embedding = (!model.is_empty()).then(|| Embedding {
+            model: model.to_string(),
+            dimensions,
+        });
         let files = reader.count(5, "files")?;
         for _ in 0..files {
             let path: Arc<str> = Arc::from(reader.str(MAX_NAME_BYTES, "a path")?);
@@ -116,7 +144,7 @@ impl Index {
             }
             let mut held = Vec::with_capacity(passages);
             for _ in 0..passages {
-                let stored = read_passage(&mut reader, &path, terms)?;
+                let stored = read_passage(&mut reader, &path, terms, dimensions)?;
                 let id = index.passages.len() as u32;
                 index.postings.add(id, &stored.terms);
                 index.total_len += u64::from(stored.len);
@@ -140,8 +168,14 @@ impl Index {
     }
 }
 
-/// A passage of the file at `path`, its terms numbers below `terms`.
-fn read_passage(reader: &mut Reader<'_>, path: &Arc<str>, terms: usize) -> Result<Stored, String> {
+/// A passage of the file at `path`, its terms numbers below `terms`, its vector, if
+/// it has one, of `dimensions`.
+fn read_passage(
+    reader: &mut Reader<'_>,
+    path: &Arc<str>,
+    terms: usize,
+    dimensions: usize,
+) -> Result<Stored, String> {
     let first_line = reader.u32()?;
     let last_line = reader.u32()?;
     let len = reader.u32()?;
@@ -162,6 +196,7 @@ fn read_passage(reader: &mut Reader<'_>, path: &Arc<str>, terms: usize) -> Resul
         }
         held.push((term as u32, times));
     }
+    let digest = u64::from_le_bytes(reader.take(8)?.try_into().unwrap_or_default());
     Ok(Stored {
         path: path.clone(),
         first_line,
@@ -169,7 +204,31 @@ fn read_passage(reader: &mut Reader<'_>, path: &Arc<str>, terms: usize) -> Resul
         excerpt,
         len,
         terms: held,
+        digest,
+        vector: read_vector(reader, path, dimensions)?,
     })
+}
+
+/// A passage's vector of `dimensions`, or None where it has none.
+fn read_vector(
+    reader: &mut Reader<'_>,
+    path: &Arc<str>,
+    dimensions: usize,
+) -> Result<Option<Vector>, String> {
+    match reader.take(1)?[0] {
+        0 => Ok(None),
+        1 if dimensions > 0 => {
+            let scale = f32::from_le_bytes(reader.take(4)?.try_into().unwrap_or_default());
+            if !scale.is_finite() || scale <= 0.0 {
+                return Err(format!(
+                    "a passage of {path:?} has a vector scaled by {scale}"
+                ));
+            }
+            let values = reader.take(dimensions)?.iter().map(|v| *v as i8).collect();
+            Ok(Some(Vector { scale, values }))
+        }
+        _ => Err(format!("a passage of {path:?} has a vector out of place")),
+    }
 }
 
 /// `n` as a LEB128 varint: seven bits a byte, the low ones first.

@@ -35,3 +35,5 @@ end
 
 RubyLLM::Configuration.send(:option, :file_converters, -> { RubyLLM::FileStore::Converters.defaults })
 RubyLLM::Configuration.prepend(RubyLLM::FileStore::ConverterConfiguration)
+# The embedder of the ranked search in words (FileStore::Embeddings); nil: words alone.
+RubyLLM::Configuration.send(:option, :file_store_embeddings, nil)
