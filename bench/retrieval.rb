@@ -9,6 +9,10 @@
 #   ruby bench/retrieval.rb        # checks the questions' quotes first, then measures
 #   ruby bench/retrieval.rb --gem  # the gem's methods and ripgrep alone, no Python
 #
+# The gem's ranked search runs twice: on words alone, and with all-MiniLM-L6-v2 as
+# its embedder (embed_server.py); its first run embeds every passage with numpy (some
+# minutes), and the folder store keeps the vectors for the next.
+#
 # Every method sees the same texts: the store's conversion of each HTML page, cut into
 # passages of 200 words for bm25s and the embeddings. The passages' embeddings are
 # cached under tmp/retrieval/cache, so a second run skips that index time.
@@ -44,6 +48,11 @@ results.merge!(RetrievalMethods.python(corpus.passages, questions, base)) unless
 if corpus.store.respond_to?(:rank_passages)
   store = RubyLLM.file_store.directory(corpus.root)
   results['rank_passages (the gem)'] = RetrievalMethods.rank_passages(store, questions)
+  if !ARGV.include?('--gem') && corpus.store.respond_to?(:passages) && defined?(RubyLLM::FileStore::Embeddings)
+    minilm = RetrievalMethods::MiniLM.new
+    results['rank_passages + MiniLM (the gem)'] = RetrievalMethods.rank_passages_with(store, questions, minilm)
+    minilm.close
+  end
 else
   puts "rank_passages: the gem's ranked search is not in this build"
 end

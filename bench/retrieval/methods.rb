@@ -57,6 +57,36 @@ module RetrievalMethods
     end
   end
 
+  # The same with an embedder (FileStore::Embeddings) named in the configuration: the
+  # first call builds the index and embeds every passage not embedded before (a
+  # folder store keeps the vectors in its saved index, so a second run embeds only
+  # the questions).
+  def self.rank_passages_with(store, questions, embedder)
+    config = RubyLLM.config.dup
+    config.file_store_embeddings = embedder
+    _, index_seconds = timed { store.rank_passages('index', limit: 1, config:) }
+    over(questions, index_seconds:) do |question|
+      store.rank_passages(question, limit: DEPTH * 5, config:).map { |hit| hit[:path] }.uniq
+    end
+  end
+
+  # all-MiniLM-L6-v2 in a Python process of its own (embed_server.py, numpy), as an
+  # embedder of the app's own would be: +name+ and +embed(texts)+.
+  class MiniLM
+    def initialize
+      @io = IO.popen([PYTHON, File.join(__dir__, 'embed_server.py')], 'r+', chdir: __dir__)
+    end
+
+    def name = 'bench:all-MiniLM-L6-v2'
+
+    def embed(texts)
+      @io.puts(JSON.generate(texts))
+      JSON.parse(@io.gets || raise('embed_server.py ended'))
+    end
+
+    def close = @io.close
+  end
+
   # bm25s, the embeddings and their fusion, in one Python process on the same passages.
   def self.python(passages, questions, base)
     input = File.join(base, 'passages.json')

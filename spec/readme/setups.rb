@@ -62,6 +62,21 @@ module ReadmeSetups # rubocop:disable Metrics/ModuleLength -- a table of data, o
       RUBY
     },
     'chat-options' => { needs: %w[ruby_llm], before: 'chat = RubyLLM.chat' },
+    # The provider's embeddings endpoint, scripted: a text's vector counts its words of a
+    # few meanings (ScriptedEmbeddingsServer::CONCEPTS), so the question and the manual's
+    # passage, which share no word, are near.
+    'embeddings' => {
+      needs: %w[ruby_llm],
+      before: <<~RUBY,
+        require File.join(ROOT, 'spec/support/scripted_embeddings_server')
+        embeddings = ScriptedEmbeddingsServer.start
+        embeddings.point(RubyLLM.config)
+      RUBY
+      after: <<~RUBY
+        store.rank_passages("how do I stop a query that runs too long", config: RubyLLM.config.dup.tap { |c| c.file_store_embeddings = nil }).first[:path] == 'server.md' ||
+          raise('by words alone the manual came first: the example shows nothing')
+      RUBY
+    },
     'tool-spill' => { needs: %w[ruby_llm] },
     'agents' => { needs: %w[ruby_llm] },
     'stores' => {
