@@ -96,6 +96,15 @@ impl Index {
         self.files.get(path).map(|f| f.version.as_str())
     }
 
+    /// Notes the file at `path` as indexed at `version` (a caller that put it at no
+    /// version until its passages had their vectors); false when it is not indexed.
+    pub fn set_version(&mut self, path: &str, version: &str) -> bool {
+        self.files
+            .get_mut(path)
+            .map(|entry| entry.version = version.to_string())
+            .is_some()
+    }
+
     /// The paths indexed, in no order.
     pub fn paths(&self) -> Vec<String> {
         self.files.keys().map(|p| p.to_string()).collect()

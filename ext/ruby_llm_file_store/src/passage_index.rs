@@ -108,6 +108,12 @@ impl PassageIndex {
         self.with(|index| index.remove(&path))
     }
 
+    /// `set_version(path, version)`: notes the file at `path` as indexed at
+    /// `version`; false when it is not indexed.
+    fn set_version(&self, path: String, version: String) -> bool {
+        self.with(|index| index.set_version(&path, &version))
+    }
+
     fn version(&self, path: String) -> Option<String> {
         self.with(|index| index.version(&path).map(str::to_string))
     }
@@ -170,6 +176,7 @@ pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
     class.define_method("save", method!(PassageIndex::save, 0))?;
     class.define_method("remove", method!(PassageIndex::remove, 1))?;
     class.define_method("version", method!(PassageIndex::version, 1))?;
+    class.define_method("set_version", method!(PassageIndex::set_version, 2))?;
     class.define_method("paths", method!(PassageIndex::paths, 0))?;
     class.define_method("size", method!(PassageIndex::size, 0))?;
     class.define_method("search", method!(PassageIndex::search, -1))?;

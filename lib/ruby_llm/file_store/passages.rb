@@ -61,25 +61,32 @@ module RubyLLM
         gone.any? || stale.any?
       end
 
+      # With an embedder, the file stays indexed at no version until every passage
+      # has its vector, so a question after a failure or an interrupt embeds what is
+      # missing (a passage already embedded keeps its vector).
       def index(source, file, embedder)
         text, version, failure = text_of(source, file)
-        note, unembedded = @native.put(file.path, text, version: key(version))
-        note = [note, failure, embed(file.path, text, unembedded, embedder)].compact.join('; ')
+        note, unembedded = @native.put(file.path, text, version: embedder ? '' : key(version))
+        embedded = embed(file.path, unembedded, embedder)
+        @native.set_version(file.path, key(version)) if embedder && !embedded.is_a?(Failed)
+        note = [note, failure, embedded&.to_s].compact.join('; ')
         Interrupts.guarded(@guard) { note.empty? ? @notes.delete(file.path) : @notes[file.path] = note }
       end
 
+      # Why a file's passages have no vectors yet: a note.
+      class Failed < String; end
+      private_constant :Failed
+
       # Gives the passages of the file at +path+ that have no vector theirs; a note
-      # when some are left to their words. A failure (the provider's, the network's)
-      # leaves the file indexed at no version, so the next question embeds what is
-      # missing (a passage already embedded keeps its vector).
-      def embed(path, text, unembedded, embedder)
+      # when some are left to their words, a Failed one when embedding failed (the
+      # provider's error, the network's).
+      def embed(path, unembedded, embedder)
         return if embedder.nil? || unembedded.empty?
 
         Embeddings.give(@native, path, unembedded, embedder)
       rescue *Embeddings.failures => e
-        @native.put(path, text, version: '')
-        "ranked by its words alone for now (embedding failed: #{e.message.lines.first.to_s.chomp[0, 200]}); " \
-          'embedded on the next question'
+        why = e.message.lines.first.to_s.chomp[0, 200]
+        Failed.new("ranked by its words alone for now (embedding failed: #{why}); embedded on the next question")
       end
 
       # The question's vector, where an embedder is named and some passage has a

@@ -77,6 +77,29 @@ RSpec.describe RubyLLM::FileStore::Embeddings do
     end
   end
 
+  context "with an embedder of the app's own, stopped by an interrupt" do
+    let(:store) { RubyLLM.file_store.memory }
+
+    it 'embeds on the next question what the interrupted one left' do
+      calls = []
+      embedder = Object.new
+      embedder.define_singleton_method(:name) { 'app:concepts' }
+      embedder.define_singleton_method(:embed) do |texts|
+        calls << texts
+        raise Timeout::Error, 'the request timed out' if calls.size == 2
+
+        texts.map { |text| ScriptedEmbeddingsServer.vector(text) }
+      end
+      config = RubyLLM.config.dup.tap { |c| c.file_store_embeddings = embedder }
+      store.write('manual.md', answer)
+      store.write('server.md', "# Server\n\nThe server starts on port 5432.\n")
+      expect { store.rank_passages(question, config:) }.to raise_error(Timeout::Error)
+      expect(store.rank_passages(question, config:).first[:path]).to eq('manual.md')
+      expect(calls.flatten.count { |text| text.include?('statement_timeout') }).to eq(1)
+      expect(calls.flatten.count { |text| text.include?('5432') }).to eq(2)
+    end
+  end
+
   context 'with a folder store saved by another store object' do
     include TmpDirHelper
 

@@ -100,6 +100,9 @@ fn a_new_model_drops_every_vector_and_makes_every_file_stale() {
     assert!(index.embed_with(Some("another-model")));
     assert_eq!(index.embedded(), 0);
     assert_eq!(index.version("manual.md"), Some(""));
+    assert!(index.set_version("manual.md", "v9"));
+    assert_eq!(index.version("manual.md"), Some("v9"));
+    assert!(!index.set_version("missing.md", "v1"));
     let put = index
         .put("lunch.md", "v2", "Lunch is served at noon in the hall.\n")
         .unwrap();
