@@ -29,11 +29,12 @@ const COMPACT_SLACK: usize = 4096;
 
 mod file_terms;
 mod saved;
+mod vector;
 mod vectors;
 
 use file_terms::FileTerms;
-pub use vectors::MAX_DIMENSIONS;
-use vectors::{digest, text_to_embed, Embedding, Vector};
+pub use vector::MAX_DIMENSIONS;
+use vector::{digest, text_to_embed, Embedding, Vector};
 
 /// A passage found for a question, best first.
 #[derive(Debug, Clone, PartialEq)]

@@ -14,7 +14,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::vectors::{Embedding, Vector, MAX_DIMENSIONS};
+use super::vector::{Embedding, Vector, MAX_DIMENSIONS};
 use super::{FileEntry, Index, Stored};
 use crate::{EXCERPT_CHARS, MAX_INDEX_BYTES, MAX_PASSAGES, MAX_TERMS};
 

@@ -1,4 +1,5 @@
 use super::*;
+use crate::index::vector::Vector;
 
 /// Vectors of three made-up meanings, so a test knows which passage is nearest.
 fn meaning(axis: usize) -> Vec<f32> {
