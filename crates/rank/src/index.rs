@@ -33,8 +33,8 @@ mod vector;
 mod vectors;
 
 use file_terms::FileTerms;
-pub use vector::MAX_DIMENSIONS;
 use vector::{digest, text_to_embed, Embedding, Vector};
+pub use vector::{MAX_DIMENSIONS, MAX_VECTOR_BYTES};
 
 /// A passage found for a question, best first.
 #[derive(Debug, Clone, PartialEq)]
@@ -85,6 +85,8 @@ pub struct Index {
     total_len: u64,
     bytes: usize,
     embedding: Option<Embedding>,
+    /// How many live passages have a vector.
+    vectors: usize,
 }
 
 impl Index {
@@ -183,7 +185,9 @@ impl Index {
             let id = self.passages.len() as u32;
             self.postings.add(id, &terms);
             let vector = kept.remove(&digest);
-            if vector.is_none() {
+            if vector.is_some() {
+                self.vectors += 1;
+            } else {
                 if let Some(text) = embed.get_mut(at) {
                     unembedded.push((at, std::mem::take(text)));
                 }
@@ -283,6 +287,7 @@ impl Index {
             if let Some(stored) = self.passages[id as usize].take() {
                 self.postings.removed(&stored.terms);
                 self.live -= 1;
+                self.vectors -= usize::from(stored.vector.is_some());
                 self.total_len -= u64::from(stored.len);
             }
         }

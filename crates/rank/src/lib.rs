@@ -13,7 +13,7 @@ mod passages;
 mod postings;
 mod tokens;
 
-pub use index::{Hit, Index, Put, MAX_DIMENSIONS};
+pub use index::{Hit, Index, Put, MAX_DIMENSIONS, MAX_VECTOR_BYTES};
 pub use passages::{cut, spans, Passage, Span, MAX_PASSAGE_WORDS};
 pub use tokens::terms;
 

@@ -66,13 +66,14 @@ impl PassageIndex {
     }
 
     /// `set_vectors(path, vectors)`: each of `vectors` a passage's position among the
-    /// file's and its vector, `[position, [Float, ...]]`.
+    /// file's and its vector, `[position, [Float, ...]]`; how many were left out for
+    /// the bound of the vectors an index holds.
     fn set_vectors(
         ruby: &Ruby,
         rb_self: &Self,
         path: String,
         vectors: RArray,
-    ) -> Result<(), Error> {
+    ) -> Result<usize, Error> {
         let vectors: Vec<(usize, Vec<f32>)> = vectors.to_vec()?;
         let set = nogvl(ruby, || {
             rb_self.with(|index| index.set_vectors(&path, &vectors))
@@ -185,6 +186,7 @@ pub fn define(ruby: &Ruby, native: RModule) -> Result<(), Error> {
     class.define_method("set_vectors", method!(PassageIndex::set_vectors, 2))?;
     class.define_method("embedded", method!(PassageIndex::embedded, 0))?;
     native.const_set("MAX_EMBEDDING_DIMENSIONS", file_store_rank::MAX_DIMENSIONS)?;
+    native.const_set("MAX_VECTOR_BYTES", file_store_rank::MAX_VECTOR_BYTES)?;
     native.const_set("MAX_PASSAGES", file_store_rank::MAX_PASSAGES)?;
     native.const_set("MAX_PASSAGE_TERMS", file_store_rank::MAX_TERMS)?;
     native.const_set("MAX_INDEX_BYTES", file_store_rank::MAX_INDEX_BYTES)?;

@@ -42,12 +42,17 @@ module RubyLLM
       # Native::PassageIndex#put names them) with +embedder+, BATCH texts a call, and
       # gives +index+ their vectors; a note when some are left to their words.
       def give(index, path, unembedded, embedder)
+        left_out = 0
         unembedded.first(MAX_PASSAGES_PER_FILE).each_slice(BATCH) do |batch|
-          index.set_vectors(path, batch.map(&:first).zip(embedder.embed(batch.map(&:last))))
+          left_out += index.set_vectors(path, batch.map(&:first).zip(embedder.embed(batch.map(&:last))))
+          break if left_out.positive?
         end
-        return if unembedded.size <= MAX_PASSAGES_PER_FILE
-
-        "only its first #{MAX_PASSAGES_PER_FILE} passages are embedded; the rest rank by their words"
+        if left_out.positive?
+          "not every passage is embedded (the index holds #{Native::MAX_VECTOR_BYTES} bytes of vectors); " \
+            'the rest rank by their words'
+        elsif unembedded.size > MAX_PASSAGES_PER_FILE
+          "only its first #{MAX_PASSAGES_PER_FILE} passages are embedded; the rest rank by their words"
+        end
       end
 
       # The errors of the HTTP client RubyLLM uses, as they are loaded.

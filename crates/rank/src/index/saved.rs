@@ -14,7 +14,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::vector::{Embedding, Vector, MAX_DIMENSIONS};
+use super::vector::{Embedding, Vector, MAX_DIMENSIONS, MAX_VECTOR_BYTES};
 use super::{FileEntry, Index, Stored};
 use crate::{EXCERPT_CHARS, MAX_INDEX_BYTES, MAX_PASSAGES, MAX_TERMS};
 
@@ -146,6 +146,12 @@ impl Index {
             for _ in 0..passages {
                 let stored = read_passage(&mut reader, &path, terms, dimensions)?;
                 let id = index.passages.len() as u32;
+                if stored.vector.is_some() {
+                    index.vectors += 1;
+                    if index.vectors * dimensions > MAX_VECTOR_BYTES {
+                        return Err("more vectors than an index holds".to_string());
+                    }
+                }
                 index.postings.add(id, &stored.terms);
                 index.total_len += u64::from(stored.len);
                 index.passages.push(Some(stored));

@@ -3,6 +3,9 @@
 
 /// The most dimensions a vector may have (OpenAI's largest embeddings have 3,072).
 pub const MAX_DIMENSIONS: usize = 4096;
+/// The most bytes of vectors an index holds, one a dimension: 131,072 passages'
+/// of 384 dimensions, 32,768 of 1,536.
+pub const MAX_VECTOR_BYTES: usize = 48 << 20;
 
 /// A unit vector in 8 bits a dimension: `values[i] * scale` is its i-th value.
 #[derive(Clone, Debug, PartialEq)]

@@ -24,7 +24,7 @@ use std::collections::HashMap;
 use file_store_base::cancel;
 use file_store_base::error::{Error, Result};
 
-use super::vector::{length, Embedding, Vector, MAX_DIMENSIONS};
+use super::vector::{length, Embedding, Vector, MAX_DIMENSIONS, MAX_VECTOR_BYTES};
 use super::{Hit, Index};
 use crate::MAX_LIMIT;
 
@@ -53,6 +53,7 @@ impl Index {
         for stored in self.passages.iter_mut().flatten() {
             stored.vector = None;
         }
+        self.vectors = 0;
         for entry in self.files.values_mut() {
             entry.version.clear();
         }
@@ -63,8 +64,9 @@ impl Index {
     /// passage's position among the file's (as [`super::Put::unembedded`] names it)
     /// and its vector. An error, changing nothing, when no model is named, the file
     /// or a position is not indexed, or a vector's dimensions differ from the
-    /// others' or pass [`MAX_DIMENSIONS`]. A vector of no length is left out.
-    pub fn set_vectors(&mut self, path: &str, vectors: &[(usize, Vec<f32>)]) -> Result<()> {
+    /// others' or pass [`MAX_DIMENSIONS`]. A vector of no length is left out, and so
+    /// is a new one past [`MAX_VECTOR_BYTES`]: how many were, for that bound.
+    pub fn set_vectors(&mut self, path: &str, vectors: &[(usize, Vec<f32>)]) -> Result<usize> {
         let Some(embedding) = &self.embedding else {
             return Err(Error::InvalidArgument(
                 "vectors given to an index that names no embedding model".to_string(),
@@ -96,21 +98,29 @@ impl Index {
         if let Some(embedding) = &mut self.embedding {
             embedding.dimensions = dimensions;
         }
+        let room = MAX_VECTOR_BYTES / dimensions.max(1);
+        let mut left_out = 0;
         for (id, vector) in quantized {
-            if let Some(stored) = &mut self.passages[id as usize] {
-                stored.vector = vector;
+            let Some(stored) = &mut self.passages[id as usize] else {
+                continue;
+            };
+            match (stored.vector.is_some(), vector.is_some()) {
+                (false, true) if self.vectors >= room => {
+                    left_out += 1;
+                    continue;
+                }
+                (false, true) => self.vectors += 1,
+                (true, false) => self.vectors -= 1,
+                _ => {}
             }
+            stored.vector = vector;
         }
-        Ok(())
+        Ok(left_out)
     }
 
     /// How many live passages have a vector.
     pub fn embedded(&self) -> usize {
-        self.passages
-            .iter()
-            .flatten()
-            .filter(|s| s.vector.is_some())
-            .count()
+        self.vectors
     }
 
     /// The best `limit` passages for `question` among the files at `folder` (or

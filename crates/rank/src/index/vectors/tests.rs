@@ -187,3 +187,46 @@ fn vectors_are_saved_and_read_back() {
         let _ = Index::load(&changed);
     }
 }
+
+#[test]
+fn vectors_past_the_bytes_an_index_holds_are_left_out_and_counted() {
+    let mut index = Index::new();
+    index.embed_with(Some("wide-model"));
+    let text: String = (0..20)
+        .map(|n| format!("# Part {n}\n\nThe walrus number {n}.\n\n"))
+        .collect();
+    let put = index.put("many.md", "v1", &text).unwrap();
+    let wide = |n: usize| {
+        let mut vector = vec![0.01f32; MAX_DIMENSIONS];
+        vector[n] = 1.0;
+        vector
+    };
+    let vectors: Vec<(usize, Vec<f32>)> = put
+        .unembedded
+        .iter()
+        .map(|(at, _)| (*at, wide(*at)))
+        .collect();
+    let room = crate::MAX_VECTOR_BYTES / MAX_DIMENSIONS;
+    assert!(
+        room < vectors.len() * 1000,
+        "the bound is reached by this test's index"
+    );
+    let mut left_out = 0;
+    // The same file put under as many paths as the bound needs.
+    for copy in 0..=(room / vectors.len()) {
+        let path = format!("copy{copy}.md");
+        let put = index.put(&path, "v1", &text).unwrap();
+        let vectors: Vec<(usize, Vec<f32>)> = put
+            .unembedded
+            .iter()
+            .map(|(at, _)| (*at, wide(*at)))
+            .collect();
+        left_out += index.set_vectors(&path, &vectors).unwrap();
+    }
+    assert_eq!(index.embedded(), room);
+    assert!(left_out > 0);
+    index.remove("copy0.md");
+    assert_eq!(index.embedded(), room - vectors.len());
+    let back = Index::load(&index.save()).unwrap();
+    assert_eq!(back.embedded(), index.embedded());
+}
