@@ -145,18 +145,21 @@ impl Index {
             terms.count_ids(&heading.1);
             terms.count_text(passage.text);
             let (len, counts) = terms.passage_terms();
-            let to_embed = text_to_embed(passage.heading, passage.text);
+            // Only an index that names a model keeps a digest (0 otherwise): naming one
+            // later marks every file stale, so each is put, and digested, again.
+            let to_embed = self
+                .embedding
+                .is_some()
+                .then(|| text_to_embed(passage.heading, passage.text));
             built.push((
                 passage.first_line,
                 passage.last_line,
                 excerpt(passage.text),
                 len,
                 counts,
-                digest(&to_embed),
+                to_embed.as_deref().map_or(0, digest),
             ));
-            if self.embedding.is_some() {
-                embed.push(to_embed);
-            }
+            embed.extend(to_embed);
         }
         let mut kept = self.vectors_of(&path);
         self.remove(&path);
