@@ -2,7 +2,8 @@
 //! process: its terms once, then each file's path, version and passages, each
 //! passage's terms as numbers into that table, so reading it back costs no file's
 //! text, conversion or cut, only the postings rebuilt. Where the index names an
-//! embedding model, its name and each passage's digest and vector come along.
+//! embedding model, its name and each passage's digest and vector come along
+//! (nothing of them where it names none).
 //!
 //! The bytes come back from a place others may write (a folder a run reaches, a
 //! bucket), so reading them trusts nothing: every count and length is checked
@@ -76,6 +77,9 @@ impl Index {
                     put(&mut out, table[term as usize] as usize);
                     put(&mut out, count as usize);
                 }
+                if self.embedding.is_none() {
+                    continue;
+                }
                 out.extend_from_slice(&stored.digest.to_le_bytes());
                 match &stored.vector {
                     Some(vector) => {
@@ -144,7 +148,8 @@ impl Index {
             }
             let mut held = Vec::with_capacity(passages);
             for _ in 0..passages {
-                let stored = read_passage(&mut reader, &path, terms, dimensions)?;
+                let embedded = index.embedding.is_some().then_some(dimensions);
+                let stored = read_passage(&mut reader, &path, terms, embedded)?;
                 let id = index.passages.len() as u32;
                 if stored.vector.is_some() {
                     index.vectors += 1;
@@ -174,13 +179,14 @@ impl Index {
     }
 }
 
-/// A passage of the file at `path`, its terms numbers below `terms`, its vector, if
-/// it has one, of `dimensions`.
+/// A passage of the file at `path`, its terms numbers below `terms`; where the index
+/// names a model (`embedded`, its vectors' dimensions), its digest and its vector, if
+/// it has one.
 fn read_passage(
     reader: &mut Reader<'_>,
     path: &Arc<str>,
     terms: usize,
-    dimensions: usize,
+    embedded: Option<usize>,
 ) -> Result<Stored, String> {
     let first_line = reader.u32()?;
     let last_line = reader.u32()?;
@@ -202,7 +208,13 @@ fn read_passage(
         }
         held.push((term as u32, times));
     }
-    let digest = u64::from_le_bytes(reader.take(8)?.try_into().unwrap_or_default());
+    let (digest, vector) = match embedded {
+        Some(dimensions) => (
+            u64::from_le_bytes(reader.take(8)?.try_into().unwrap_or_default()),
+            read_vector(reader, path, dimensions)?,
+        ),
+        None => (0, None),
+    };
     Ok(Stored {
         path: path.clone(),
         first_line,
@@ -211,7 +223,7 @@ fn read_passage(
         len,
         terms: held,
         digest,
-        vector: read_vector(reader, path, dimensions)?,
+        vector,
     })
 }
 
