@@ -6,8 +6,8 @@ module RubyLLM
     # search_files given a question): where the app names an embedding model, each
     # passage is embedded once (a passage whose text is unchanged keeps its vector,
     # in this process and, through the saved index, in others), the question is
-    # embedded as it is asked, and the ranking by words is fused with the ranking by
-    # meaning, so a question asked in other words than its answer's finds it.
+    # embedded as it is asked, and a passage's score combines its words' and its
+    # meaning's, so a question asked in other words than its answer's finds it.
     #
     #   RubyLLM.configure do |config|
     #     config.file_store_embeddings = RubyLLM.file_store.embeddings(model: "text-embedding-3-small")
@@ -34,7 +34,7 @@ module RubyLLM
       # global one) names, or nil; a Model calls the provider with that configuration.
       def for(config)
         config = RubyLLM.config unless config.respond_to?(:file_store_embeddings)
-        embedder = config.respond_to?(:file_store_embeddings) ? config.file_store_embeddings : nil
+        embedder = config.file_store_embeddings
         embedder.is_a?(Model) ? embedder.with_config(config) : embedder
       end
 

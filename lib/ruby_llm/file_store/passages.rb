@@ -67,26 +67,22 @@ module RubyLLM
       def index(source, file, embedder)
         text, version, failure = text_of(source, file)
         note, unembedded = @native.put(file.path, text, version: embedder ? '' : key(version))
-        embedded = embed(file.path, unembedded, embedder)
-        @native.set_version(file.path, key(version)) if embedder && !embedded.is_a?(Failed)
-        note = [note, failure, embedded&.to_s].compact.join('; ')
+        embedded = embed(file.path, key(version), unembedded, embedder) if embedder
+        note = [note, failure, embedded].compact.join('; ')
         Interrupts.guarded(@guard) { note.empty? ? @notes.delete(file.path) : @notes[file.path] = note }
       end
 
-      # Why a file's passages have no vectors yet: a note.
-      class Failed < String; end
-      private_constant :Failed
-
-      # Gives the passages of the file at +path+ that have no vector theirs; a note
-      # when some are left to their words, a Failed one when embedding failed (the
-      # provider's error, the network's).
-      def embed(path, unembedded, embedder)
-        return if embedder.nil? || unembedded.empty?
-
-        Embeddings.give(@native, path, unembedded, embedder)
+      # Gives the passages of the file at +path+ that have no vector theirs, then notes
+      # the file as indexed at +version+; a note when some are left to their words.
+      # A failure (the provider's error, the network's) leaves it at no version, and
+      # says so.
+      def embed(path, version, unembedded, embedder)
+        note = Embeddings.give(@native, path, unembedded, embedder) unless unembedded.empty?
+        @native.set_version(path, version)
+        note
       rescue *Embeddings.failures => e
         why = e.message.lines.first.to_s.chomp[0, 200]
-        Failed.new("ranked by its words alone for now (embedding failed: #{why}); embedded on the next question")
+        "ranked by its words alone for now (embedding failed: #{why}); embedded on the next question"
       end
 
       # The question's vector, where an embedder is named and some passage has a
