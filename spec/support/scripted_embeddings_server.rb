@@ -44,7 +44,11 @@ class ScriptedEmbeddingsServer
                                       AccessLog: [])
     @server.mount_proc('/v1/embeddings') { |request, response| answer(request, response) }
     @thread = Thread.new { @server.start }
-    sleep 0.005 until @server.status == :Running
+    # As ScriptedLLMServer waits: a server whose thread died, or that never runs, is an error.
+    deadline = Time.now + 5
+    sleep 0.005 until @server.status == :Running || !@thread.alive? || Time.now > deadline
+    raise "ScriptedEmbeddingsServer did not start: #{@server.status}" unless @server.status == :Running
+
     self
   end
 
